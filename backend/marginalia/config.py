@@ -1,0 +1,153 @@
+"""One validated settings tree for the whole app.
+
+Every value comes from the environment (prefix ``MARGINALIA_``, nested fields with
+``__``, e.g. ``MARGINALIA_LLM__PROVIDER=anthropic``) or a ``.env`` file. The two
+service URLs also read the conventional un-prefixed ``DATABASE_URL`` / ``REDIS_URL``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import AliasChoices, BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_home() -> Path:
+    return Path(platformdirs.user_data_dir("marginalia", appauthor=False))
+
+
+class EmbeddingSettings(BaseModel):
+    # The offline default (DESIGN §4): all-MiniLM-L6-v2 assembled from registry packages.
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    dim: int = 384
+    # Token window of the model; chunks are sized below it, never truncated (invariant 1).
+    max_tokens: int = 256
+    batch_size: int = 32
+    # ONNX work runs in worker threads behind this many permits.
+    max_concurrency: int = 1
+    threads: int | None = None
+
+
+class LLMSettings(BaseModel):
+    provider: Literal["offline", "anthropic", "openai"] = "offline"
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str | None = None
+    extraction_model: str = "claude-haiku-4-5"
+    synthesis_model: str = "claude-sonnet-4-5"
+    openai_base_url: str = "http://127.0.0.1:11434/v1"
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "llama3.1"
+    max_retries: int = 4
+    timeout_s: float = 120.0
+
+
+class SourceSettings(BaseModel):
+    arxiv_base_url: str = "https://export.arxiv.org/api/query"
+    openalex_base_url: str = "https://api.openalex.org"
+    openalex_email: str | None = None
+    brave_base_url: str = "https://api.search.brave.com/res/v1"
+    brave_api_key: SecretStr | None = None
+    min_interval_s: float = 1.0
+    timeout_s: float = 20.0
+    deadline_s: float = 60.0
+    max_retries: int = 3
+    max_results_per_query: int = 10
+    # Fetching: SSRF guard (DESIGN: private/loopback/link-local refused unless allowed).
+    allow_private_addresses: bool = False
+    max_download_mb: int = 50
+    max_redirects: int = 5
+    concurrent_downloads: int = 3
+
+
+class IngestSettings(BaseModel):
+    max_upload_mb: int = 50
+    max_pages: int = 300
+    # Overlap between consecutive chunks, as a fraction of the window (10–15%).
+    chunk_overlap: float = 0.12
+
+
+class JobSettings(BaseModel):
+    # One research pipeline at a time per process (DESIGN §6).
+    pipeline_concurrency: int = 1
+    # A running job whose heartbeat is older than this is considered cut off by a crash.
+    stale_after_s: float = 60.0
+    heartbeat_s: float = 5.0
+
+
+class RetrievalSettings(BaseModel):
+    rrf_k: int = 60
+    wiki_first_threshold: float = 0.75
+    hnsw_ef_search: int = 200
+    rerank_model_dir: Path | None = None
+    calibration_path: Path | None = None
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MARGINALIA_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        extra="ignore",
+    )
+
+    home: Path = Field(default_factory=_default_home)
+    database_url: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("MARGINALIA_DATABASE_URL", "DATABASE_URL")
+    )
+    redis_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("MARGINALIA_REDIS_URL", "REDIS_URL")
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    catalog_path: Path | None = None
+    log_level: str = "INFO"
+
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = LLMSettings()
+    sources: SourceSettings = SourceSettings()
+    ingest: IngestSettings = IngestSettings()
+    jobs: JobSettings = JobSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+
+    @property
+    def pgdata_dir(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def files_dir(self) -> Path:
+        return self.home / "files"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.home / "models"
+
+    def masked(self) -> dict[str, Any]:
+        """The effective settings as plain data, secrets masked (for `marginalia config`)."""
+        data: dict[str, Any] = self.model_dump(mode="json")
+        if self.database_url is not None:
+            data["database_url"] = _mask_url(self.database_url.get_secret_value())
+        return data
+
+
+def _mask_url(url: str) -> str:
+    # postgresql://user:password@host/db -> postgresql://user:***@host/db
+    if "@" not in url or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    creds, host = rest.rsplit("@", 1)
+    if ":" in creds:
+        creds = creds.split(":", 1)[0] + ":***"
+    return f"{scheme}://{creds}@{host}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    get_settings.cache_clear()

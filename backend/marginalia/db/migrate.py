@@ -1,0 +1,44 @@
+"""Run Alembic migrations programmatically (CLI `marginalia db ...`, app start, tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, pool
+
+from marginalia.db.server import to_sqlalchemy_url
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def alembic_config(database_url: str) -> Config:
+    ini = ROOT / "alembic.ini"
+    cfg = Config(str(ini))
+    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    cfg.attributes["database_url"] = database_url
+    return cfg
+
+
+def upgrade(database_url: str, revision: str = "head") -> None:
+    command.upgrade(alembic_config(database_url), revision)
+
+
+def downgrade(database_url: str, revision: str = "base") -> None:
+    command.downgrade(alembic_config(database_url), revision)
+
+
+def head_revision(database_url: str) -> str | None:
+    return ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+
+
+def current_revision(database_url: str) -> str | None:
+    engine = create_engine(to_sqlalchemy_url(database_url), poolclass=pool.NullPool)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()

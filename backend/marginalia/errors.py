@@ -1,0 +1,45 @@
+"""Errors that carry a user-facing message; the API maps each to a status code."""
+
+from __future__ import annotations
+
+
+class MarginaliaError(Exception):
+    """Base: the message is safe and useful to show to a user."""
+
+    code = "error"
+    status_code = 400
+    user_facing = True
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class NotFoundError(MarginaliaError):
+    code = "not_found"
+    status_code = 404
+
+
+class ConflictError(MarginaliaError):
+    code = "conflict"
+    status_code = 409
+
+
+class ValidationFailed(MarginaliaError):
+    code = "invalid_request"
+    status_code = 422
+
+
+class PayloadTooLarge(MarginaliaError):
+    code = "payload_too_large"
+    status_code = 413
+
+
+class UnsupportedMedia(MarginaliaError):
+    code = "unsupported_media_type"
+    status_code = 415
+
+
+class ServiceUnavailable(MarginaliaError):
+    code = "service_unavailable"
+    status_code = 503

@@ -1,0 +1,1 @@
+"""Jobs: persisted state and events, run in-process or on arq workers."""

@@ -1,0 +1,96 @@
+"""Run one job to completion: claim it, heartbeat, call its function, record the outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import uuid
+from contextlib import suppress
+from typing import Any
+
+from marginalia.config import Settings
+from marginalia.db import Database
+from marginalia.db.repositories import jobs as jobs_repo
+from marginalia.jobs.context import JobCancelled, JobContext
+from marginalia.jobs.registry import get_job_function
+
+log = logging.getLogger(__name__)
+
+
+def worker_name(backend: str) -> str:
+    return f"{backend}:{socket.gethostname()}:{os.getpid()}"
+
+
+async def run_job(db: Database, settings: Settings, job_id: uuid.UUID, *, backend: str) -> str:
+    """Execute a queued job; returns its final status ('skipped' if it was not claimable)."""
+    async with db.transaction() as session:
+        job = await jobs_repo.claim(session, job_id, worker_name(backend))
+        if job is None:
+            return "skipped"
+        resumed = bool(job.checkpoint)
+        await jobs_repo.add_event(
+            session, job_id, type="status", stage="running",
+            message="resumed from checkpoint" if resumed else "started",
+            data={"attempt": job.attempts, "worker": job.worker},
+        )
+    ctx = JobContext(
+        job_id=job.id, kind=job.kind, params=dict(job.params or {}),
+        checkpoint=dict(job.checkpoint or {}), workspace_id=job.workspace_id,
+        db=db, settings=settings, resumed=resumed,
+    )
+    beat = asyncio.create_task(_heartbeat(ctx, settings.jobs.heartbeat_s))
+    status = "failed"
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    interrupted = False
+    try:
+        fn = get_job_function(job.kind)
+        result = await fn(ctx)
+        status = "succeeded"
+    except JobCancelled:
+        status, error = "cancelled", "cancelled"
+    except asyncio.CancelledError:
+        # The process is shutting down: keep the checkpoint so the job can be resumed.
+        interrupted, error = True, "interrupted: the process shut down; resume or retry it"
+    except Exception as exc:  # the job's failure is data, reported to the user
+        log.exception("job %s (%s) failed", job_id, job.kind)
+        error = _describe(exc)
+    finally:
+        beat.cancel()
+        with suppress(asyncio.CancelledError):
+            await beat
+    async with db.transaction() as session:
+        current = await jobs_repo.status_of(session, job_id)
+        if current and current[0] == "cancelled":
+            status = "cancelled"
+        await jobs_repo.finish(
+            session, job_id, status=status, result=result, error=error, interrupted=interrupted
+        )
+        await jobs_repo.add_event(
+            session, job_id, type="status", stage="interrupted" if interrupted else status,
+            message=error or status, progress=1.0 if status == "succeeded" else None,
+            data={"result": result} if result else {},
+        )
+    return status
+
+
+def _describe(exc: BaseException) -> str:
+    message = str(exc) or exc.__class__.__name__
+    # Our own errors carry user-facing messages; anything else is named by type.
+    if getattr(exc, "user_facing", False):
+        return message
+    return f"{exc.__class__.__name__}: {message}"
+
+
+async def _heartbeat(ctx: JobContext, every_s: float) -> None:
+    while True:
+        await asyncio.sleep(every_s)
+        try:
+            async with ctx.db.transaction() as session:
+                status = await jobs_repo.heartbeat(session, ctx.job_id)
+            if status == "cancelled":
+                ctx.mark_cancelled()
+        except Exception:  # a missed heartbeat is not fatal; the next one may succeed
+            log.warning("heartbeat for job %s failed", ctx.job_id, exc_info=True)

@@ -1,0 +1,67 @@
+"""arq worker: runs the same job functions as the in-process backend, from Redis."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from marginalia.config import Settings, get_settings
+from marginalia.db import open_database
+from marginalia.jobs.backends import ARQ_FUNCTION
+from marginalia.jobs.registry import load_job_modules
+from marginalia.jobs.runner import run_job
+from marginalia.jobs.service import JobService
+
+log = logging.getLogger(__name__)
+
+
+async def _startup(ctx: dict[str, Any]) -> None:
+    settings: Settings = ctx.get("settings") or get_settings()
+    load_job_modules()
+    db = open_database(settings)
+    ctx["settings"] = settings
+    ctx["db"] = db
+    from marginalia.jobs.backends import ArqBackend
+
+    assert settings.redis_url
+    recovered = await JobService(db, settings, ArqBackend(settings.redis_url)).recover_stale()
+    if recovered:
+        log.warning("marked %d stale job(s) as interrupted", len(recovered))
+
+
+async def _shutdown(ctx: dict[str, Any]) -> None:
+    db = ctx.get("db")
+    if db is not None:
+        await db.dispose()
+
+
+async def run_marginalia_job(ctx: dict[str, Any], job_id: str) -> str:
+    return await run_job(ctx["db"], ctx["settings"], uuid.UUID(job_id), backend="arq")
+
+
+run_marginalia_job.__qualname__ = ARQ_FUNCTION
+
+
+def worker_settings(settings: Settings) -> dict[str, Any]:
+    from arq.connections import RedisSettings
+    from arq.worker import func
+
+    if not settings.redis_url:
+        raise RuntimeError("`marginalia worker` needs REDIS_URL (jobs run in-process without it)")
+    return {
+        "functions": [func(run_marginalia_job, name=ARQ_FUNCTION)],
+        "on_startup": _startup,
+        "on_shutdown": _shutdown,
+        "redis_settings": RedisSettings.from_dsn(settings.redis_url),
+        "max_jobs": max(1, settings.jobs.pipeline_concurrency) * 4,
+        "job_timeout": 6 * 3600,
+        "ctx": {"settings": settings},
+        "handle_signals": True,
+    }
+
+
+def run_worker(settings: Settings) -> None:
+    from arq.worker import run_worker as arq_run_worker
+
+    arq_run_worker(worker_settings(settings))  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Application services: the operations routers and the CLI call."""

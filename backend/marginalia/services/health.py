@@ -1,0 +1,63 @@
+"""What `GET /api/health` and `marginalia db status` report."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import text
+
+from marginalia.db import migrate
+from marginalia.services.container import Services
+
+
+async def health_report(services: Services) -> dict[str, Any]:
+    settings = services.settings
+    report: dict[str, Any] = {
+        "status": "ok",
+        "database": {"reachable": False, "embedded": services.db.location.embedded},
+        "embedding_model": {"configured": settings.embedding.model, "dim": settings.embedding.dim},
+        "jobs": {"backend": services.backend.name},
+    }
+    try:
+        async with services.db.session() as session:
+            await session.execute(text("SELECT 1"))
+            report["database"]["server_version"] = await session.scalar(text("SHOW server_version"))
+            report["database"]["pgvector"] = await session.scalar(
+                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            )
+            pinned = (
+                await session.execute(text("SELECT model_id, dim FROM embedding_model WHERE id = 1"))
+            ).first()
+        report["database"]["reachable"] = True
+        report["embedding_model"]["pinned"] = (
+            {"model": pinned[0], "dim": pinned[1]} if pinned else None
+        )
+        url = services.db.location.url
+        current, head = await asyncio.gather(
+            asyncio.to_thread(migrate.current_revision, url),
+            asyncio.to_thread(migrate.head_revision, url),
+        )
+        report["database"]["migration"] = {"current": current, "head": head}
+        if current != head:
+            report["status"] = "degraded"
+    except Exception as exc:
+        report["status"] = "unavailable"
+        report["database"]["error"] = f"{exc.__class__.__name__}: {exc}".splitlines()[0]
+    if settings.redis_url:
+        report["jobs"]["redis"] = await _redis_ping(settings.redis_url)
+        if not report["jobs"]["redis"]:
+            report["status"] = "degraded" if report["status"] == "ok" else report["status"]
+    return report
+
+
+async def _redis_ping(url: str) -> bool:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url, socket_connect_timeout=2)
+    try:
+        return bool(await client.ping())
+    except Exception:
+        return False
+    finally:
+        await client.aclose()
