@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import create_engine, pool
+from sqlalchemy import create_engine, pool, text
 from sqlmodel import SQLModel
 
 import marginalia.db.models  # noqa: F401  (registers every table on the metadata)
 from marginalia.config import get_settings
+from marginalia.db.compare import compare_type
 from marginalia.db.server import resolve_database, to_sqlalchemy_url
 
 config = context.config
@@ -30,8 +31,12 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = create_engine(_url(), poolclass=pool.NullPool)
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata)
+        context.configure(
+            connection=connection, target_metadata=target_metadata, compare_type=compare_type
+        )
         with context.begin_transaction():
+            # Processes migrating at once (API + workers at boot) take turns.
+            connection.execute(text("SELECT pg_advisory_xact_lock(hashtext('marginalia:migrate'))"))
             context.run_migrations()
     engine.dispose()
 

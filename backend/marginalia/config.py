@@ -37,7 +37,7 @@ class LLMSettings(BaseModel):
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None
     extraction_model: str = "claude-haiku-4-5"
-    synthesis_model: str = "claude-sonnet-4-5"
+    synthesis_model: str = "claude-sonnet-4-6"
     openai_base_url: str = "http://127.0.0.1:11434/v1"
     openai_api_key: SecretStr | None = None
     openai_model: str = "llama3.1"

@@ -32,7 +32,10 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         app.state.services = svc
         recovered = await svc.jobs.recover_stale()
         if recovered:
-            log.warning("marked %d stale job(s) as interrupted; resume them with POST /api/jobs/{id}/resume", len(recovered))
+            log.warning(
+                "marked %d stale job(s) as interrupted; resume them with POST /api/jobs/{id}/resume",
+                len(recovered),
+            )
         try:
             yield
         finally:

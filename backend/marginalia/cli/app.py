@@ -15,7 +15,10 @@ from marginalia.config import get_settings
 from marginalia.services import workspaces as ws_service
 from marginalia.services.container import Services
 
-app = typer.Typer(no_args_is_help=True, help="Marginalia: a research workspace that keeps its sources in the loop.")
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Marginalia: a research workspace that keeps its sources in the loop.",
+)
 db_app = typer.Typer(no_args_is_help=True, help="Database migrations and status.")
 workspace_app = typer.Typer(no_args_is_help=True, help="Create, list, show and delete workspaces.")
 jobs_app = typer.Typer(no_args_is_help=True, help="Inspect, follow, resume and retry jobs.")
@@ -51,7 +54,9 @@ def serve(
     settings = get_settings()
     host = host or settings.host
     port = port or settings.port
-    console.print(f"Marginalia starting at [bold]http://{host}:{port}[/bold]  (home: {settings.home})")
+    console.print(
+        f"Marginalia starting at [bold]http://{host}:{port}[/bold]  (home: {settings.home})"
+    )
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
@@ -62,7 +67,9 @@ def worker() -> None:
 
     settings = get_settings()
     if not settings.redis_url:
-        err_console.print("[red]error:[/red] set REDIS_URL to run workers; without it jobs run inside `marginalia serve`.")
+        err_console.print(
+            "[red]error:[/red] set REDIS_URL to run workers; without it jobs run inside `marginalia serve`."
+        )
         raise typer.Exit(2)
     run_worker(settings)
 
@@ -109,7 +116,9 @@ def db_status() -> None:
 @workspace_app.command("create")
 def workspace_create(
     name: str,
-    description: Annotated[str, typer.Option("--description", "-d", help="What the workspace is about")] = "",
+    description: Annotated[
+        str, typer.Option("--description", "-d", help="What the workspace is about")
+    ] = "",
 ) -> None:
     """Create a workspace."""
 
@@ -127,11 +136,17 @@ def workspace_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> 
     async def go(services: Services) -> None:
         items = await ws_service.list_workspaces(services.db)
         if as_json:
-            console.print_json(json.dumps([{"id": str(w.id), "name": w.name, "description": w.description} for w in items]))
+            console.print_json(
+                json.dumps(
+                    [{"id": str(w.id), "name": w.name, "description": w.description} for w in items]
+                )
+            )
             return
         table = Table("id", "name", "description", "created")
         for w in items:
-            table.add_row(str(w.id), w.name, (w.description or "")[:60], f"{w.created_at:%Y-%m-%d %H:%M}")
+            table.add_row(
+                str(w.id), w.name, (w.description or "")[:60], f"{w.created_at:%Y-%m-%d %H:%M}"
+            )
         console.print(table)
 
     run(with_services(go))
@@ -145,7 +160,9 @@ def workspace_show(ref: Annotated[str, typer.Argument(help="Workspace id or name
         w = await ws_service.find_workspace(services.db, ref)
         counts = await ws_service.workspace_counts(services.db, w.id)
         console.print_json(
-            json.dumps({"id": str(w.id), "name": w.name, "description": w.description, "counts": counts})
+            json.dumps(
+                {"id": str(w.id), "name": w.name, "description": w.description, "counts": counts}
+            )
         )
 
     run(with_services(go))
@@ -160,7 +177,9 @@ def workspace_delete(
 
     async def go(services: Services) -> None:
         w = await ws_service.find_workspace(services.db, ref)
-        if not yes and not typer.confirm(f"Delete workspace {w.name} ({w.id}) and all its sources?"):
+        if not yes and not typer.confirm(
+            f"Delete workspace {w.name} ({w.id}) and all its sources?"
+        ):
             raise typer.Exit(1)
         await ws_service.delete_workspace(services.db, w.id)
         console.print(f"deleted workspace {w.name}")
@@ -178,7 +197,14 @@ def jobs_list(limit: int = 20) -> None:
     async def go(services: Services) -> None:
         table = Table("id", "kind", "status", "stage", "progress", "created")
         for j in await services.jobs.list_recent(limit):
-            table.add_row(str(j.id), j.kind, j.status, j.stage or "", f"{j.progress:.0%}", f"{j.created_at:%Y-%m-%d %H:%M:%S}")
+            table.add_row(
+                str(j.id),
+                j.kind,
+                j.status,
+                j.stage or "",
+                f"{j.progress:.0%}",
+                f"{j.created_at:%Y-%m-%d %H:%M:%S}",
+            )
         console.print(table)
 
     run(with_services(go))
@@ -250,7 +276,9 @@ def jobs_ping(
     """Run the diagnostic ticker job on the configured backend and follow it."""
 
     async def go(services: Services) -> None:
-        job = await services.jobs.submit("diagnostics.ticker", {"steps": steps, "interval_s": interval})
+        job = await services.jobs.submit(
+            "diagnostics.ticker", {"steps": steps, "interval_s": interval}
+        )
         console.print(f"job {job.id} submitted to the {services.backend.name} backend")
         if detach:
             return

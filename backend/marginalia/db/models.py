@@ -42,7 +42,9 @@ def _uuid_pk() -> Any:
     )
 
 
-def _fk(target: str, *, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True) -> Any:
+def _fk(
+    target: str, *, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True
+) -> Any:
     return Field(
         default=None,
         sa_column=Column(
@@ -219,7 +221,9 @@ class Chunk(SQLModel, table=True):
         Index("ix_chunks_tsv", "tsv", postgresql_using="gin"),
         _hnsw("chunks"),
     )
-    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True))
+    id: int | None = Field(
+        default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
+    )
     source_id: uuid.UUID = _fk("sources.id")
     workspace_id: uuid.UUID = _fk("workspaces.id")
     chunk_index: int
@@ -262,7 +266,9 @@ class Concept(SQLModel, table=True):
 class ConceptEdge(SQLModel, table=True):
     __tablename__ = "concept_edges"
     __table_args__ = (
-        UniqueConstraint("source_concept_id", "target_concept_id", "edge_type", name="uq_concept_edge"),
+        UniqueConstraint(
+            "source_concept_id", "target_concept_id", "edge_type", name="uq_concept_edge"
+        ),
     )
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
@@ -282,7 +288,10 @@ class SourceConcept(SQLModel, table=True):
     )
     concept_id: uuid.UUID = Field(
         sa_column=Column(
-            UUID(as_uuid=True), ForeignKey("concepts.id", ondelete="CASCADE"), primary_key=True, index=True
+            UUID(as_uuid=True),
+            ForeignKey("concepts.id", ondelete="CASCADE"),
+            primary_key=True,
+            index=True,
         )
     )
     weight: float = 1.0
@@ -290,9 +299,7 @@ class SourceConcept(SQLModel, table=True):
 
 class Claim(SQLModel, table=True):
     __tablename__ = "claims"
-    __table_args__ = (
-        _hnsw("claims"),
-    )
+    __table_args__ = (_hnsw("claims"),)
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
     source_id: uuid.UUID = _fk("sources.id")
@@ -353,7 +360,10 @@ class RedundancyClusterMember(SQLModel, table=True):
     )
     source_id: uuid.UUID = Field(
         sa_column=Column(
-            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True, index=True
+            UUID(as_uuid=True),
+            ForeignKey("sources.id", ondelete="CASCADE"),
+            primary_key=True,
+            index=True,
         )
     )
 
@@ -493,7 +503,9 @@ class Job(SQLModel, table=True):
 
 class JobEvent(SQLModel, table=True):
     __tablename__ = "job_events"
-    id: int | None = Field(default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True))
+    id: int | None = Field(
+        default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
+    )
     job_id: uuid.UUID = _fk("jobs.id")
     type: str  # status | stage | progress | log | result | error
     stage: str | None = None

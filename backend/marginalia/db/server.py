@@ -86,11 +86,13 @@ def _ensure_database(admin_uri: str) -> None:
     import psycopg
 
     with psycopg.connect(admin_uri, autocommit=True) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
-        ).fetchone()
-        if not exists:
-            try:
+        # Processes starting together (API, worker, CLI) serialise on this lock.
+        conn.execute("SELECT pg_advisory_lock(hashtext('marginalia:create-database'))")
+        try:
+            exists = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
+            ).fetchone()
+            if not exists:
                 conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process won the race
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext('marginalia:create-database'))")

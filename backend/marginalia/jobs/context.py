@@ -39,8 +39,13 @@ class JobContext:
         """Persist an event (NOTIFY wakes live SSE streams) and update the job's stage/progress."""
         async with self.db.transaction() as session:
             await jobs_repo.add_event(
-                session, self.job_id, type=type, stage=stage, message=message,
-                progress=progress, data=data,
+                session,
+                self.job_id,
+                type=type,
+                stage=stage,
+                message=message,
+                progress=progress,
+                data=data,
             )
             await jobs_repo.set_progress(session, self.job_id, stage=stage, progress=progress)
 

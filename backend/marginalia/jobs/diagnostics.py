@@ -25,7 +25,10 @@ async def ticker(ctx: JobContext) -> dict[str, Any]:
         executed.append(step)
         await ctx.save_checkpoint(done=step + 1, executed=executed)
         await ctx.emit(
-            f"tick {step + 1}/{steps}", stage="ticking", progress=(step + 1) / steps,
-            type="progress", data={"step": step + 1, "of": steps},
+            f"tick {step + 1}/{steps}",
+            stage="ticking",
+            progress=(step + 1) / steps,
+            type="progress",
+            data={"step": step + 1, "of": steps},
         )
     return {"steps": steps, "resumed_from": start, "executed": executed}

@@ -26,7 +26,9 @@ def get_job_function(kind: str) -> JobFunction:
     try:
         return _REGISTRY[kind]
     except KeyError:
-        raise KeyError(f"unknown job kind {kind!r}; known: {', '.join(sorted(_REGISTRY))}") from None
+        raise KeyError(
+            f"unknown job kind {kind!r}; known: {', '.join(sorted(_REGISTRY))}"
+        ) from None
 
 
 def known_kinds() -> list[str]:

@@ -31,14 +31,22 @@ async def run_job(db: Database, settings: Settings, job_id: uuid.UUID, *, backen
             return "skipped"
         resumed = bool(job.checkpoint)
         await jobs_repo.add_event(
-            session, job_id, type="status", stage="running",
+            session,
+            job_id,
+            type="status",
+            stage="running",
             message="resumed from checkpoint" if resumed else "started",
             data={"attempt": job.attempts, "worker": job.worker},
         )
     ctx = JobContext(
-        job_id=job.id, kind=job.kind, params=dict(job.params or {}),
-        checkpoint=dict(job.checkpoint or {}), workspace_id=job.workspace_id,
-        db=db, settings=settings, resumed=resumed,
+        job_id=job.id,
+        kind=job.kind,
+        params=dict(job.params or {}),
+        checkpoint=dict(job.checkpoint or {}),
+        workspace_id=job.workspace_id,
+        db=db,
+        settings=settings,
+        resumed=resumed,
     )
     beat = asyncio.create_task(_heartbeat(ctx, settings.jobs.heartbeat_s))
     status = "failed"
@@ -69,8 +77,12 @@ async def run_job(db: Database, settings: Settings, job_id: uuid.UUID, *, backen
             session, job_id, status=status, result=result, error=error, interrupted=interrupted
         )
         await jobs_repo.add_event(
-            session, job_id, type="status", stage="interrupted" if interrupted else status,
-            message=error or status, progress=1.0 if status == "succeeded" else None,
+            session,
+            job_id,
+            type="status",
+            stage="interrupted" if interrupted else status,
+            message=error or status,
+            progress=1.0 if status == "succeeded" else None,
             data={"result": result} if result else {},
         )
     return status

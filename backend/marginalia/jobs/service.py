@@ -21,16 +21,25 @@ class JobService:
         self.backend = backend
 
     async def submit(
-        self, kind: str, params: dict[str, Any] | None = None, *, workspace_id: uuid.UUID | None = None
+        self,
+        kind: str,
+        params: dict[str, Any] | None = None,
+        *,
+        workspace_id: uuid.UUID | None = None,
     ) -> Job:
         if kind not in known_kinds():
             raise ValidationFailed(f"unknown job kind {kind!r}")
         async with self.db.transaction() as session:
             job = await jobs_repo.create(
-                session, kind=kind, params=params or {}, workspace_id=workspace_id,
+                session,
+                kind=kind,
+                params=params or {},
+                workspace_id=workspace_id,
                 backend=self.backend.name,
             )
-            await jobs_repo.add_event(session, job.id, type="status", stage="queued", message="queued")
+            await jobs_repo.add_event(
+                session, job.id, type="status", stage="queued", message="queued"
+            )
         await self.backend.submit(job.id)
         return job
 
@@ -76,7 +85,9 @@ class JobService:
             job = await jobs_repo.cancel(session, job_id)
             if job is None:
                 raise ConflictError(f"job {job_id} is already {existing.status}")
-            await jobs_repo.add_event(session, job_id, type="status", stage="cancelled", message="cancelled")
+            await jobs_repo.add_event(
+                session, job_id, type="status", stage="cancelled", message="cancelled"
+            )
         return job
 
     async def recover_stale(self) -> list[uuid.UUID]:
@@ -87,7 +98,10 @@ class JobService:
             )
             for job_id in ids:
                 await jobs_repo.add_event(
-                    session, job_id, type="status", stage="interrupted",
+                    session,
+                    job_id,
+                    type="status",
+                    stage="interrupted",
                     message="interrupted: its process stopped; resume or retry it",
                 )
         return ids

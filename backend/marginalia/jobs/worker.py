@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from typing import Any
 
 from marginalia.config import Settings, get_settings
-from marginalia.db import open_database
+from marginalia.db import migrate, open_database
 from marginalia.jobs.backends import ARQ_FUNCTION
 from marginalia.jobs.registry import load_job_modules
 from marginalia.jobs.runner import run_job
@@ -19,7 +20,8 @@ log = logging.getLogger(__name__)
 async def _startup(ctx: dict[str, Any]) -> None:
     settings: Settings = ctx.get("settings") or get_settings()
     load_job_modules()
-    db = open_database(settings)
+    db = await asyncio.to_thread(open_database, settings)
+    await asyncio.to_thread(migrate.upgrade, db.location.url)
     ctx["settings"] = settings
     ctx["db"] = db
     from marginalia.jobs.backends import ArqBackend
@@ -64,4 +66,4 @@ def worker_settings(settings: Settings) -> dict[str, Any]:
 def run_worker(settings: Settings) -> None:
     from arq.worker import run_worker as arq_run_worker
 
-    arq_run_worker(worker_settings(settings))  # type: ignore[arg-type]
+    arq_run_worker(worker_settings(settings))

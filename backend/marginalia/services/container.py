@@ -6,10 +6,10 @@ import asyncio
 from dataclasses import dataclass
 
 from marginalia.config import Settings
-from marginalia.db import Database, open_database
-from marginalia.db import migrate
+from marginalia.db import Database, migrate, open_database
 from marginalia.jobs.backends import JobBackend, make_backend
 from marginalia.jobs.service import JobService
+from marginalia.storage import FileStore, LocalFileStore
 
 
 @dataclass
@@ -18,6 +18,7 @@ class Services:
     db: Database
     jobs: JobService
     backend: JobBackend
+    files: FileStore
 
     async def close(self) -> None:
         await self.backend.close()
@@ -29,4 +30,10 @@ async def open_services(settings: Settings, *, migrate_db: bool = True) -> Servi
     if migrate_db:
         await asyncio.to_thread(migrate.upgrade, db.location.url)
     backend = make_backend(settings, db)
-    return Services(settings=settings, db=db, jobs=JobService(db, settings, backend), backend=backend)
+    return Services(
+        settings=settings,
+        db=db,
+        jobs=JobService(db, settings, backend),
+        backend=backend,
+        files=LocalFileStore(settings.files_dir),
+    )

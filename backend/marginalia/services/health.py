@@ -27,7 +27,9 @@ async def health_report(services: Services) -> dict[str, Any]:
                 text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
             )
             pinned = (
-                await session.execute(text("SELECT model_id, dim FROM embedding_model WHERE id = 1"))
+                await session.execute(
+                    text("SELECT model_id, dim FROM embedding_model WHERE id = 1")
+                )
             ).first()
         report["database"]["reachable"] = True
         report["embedding_model"]["pinned"] = (

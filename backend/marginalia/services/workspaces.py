@@ -41,7 +41,9 @@ async def find_workspace(db: Database, ref: str) -> Workspace:
     return workspace
 
 
-async def update_workspace(db: Database, workspace_id: uuid.UUID, changes: dict[str, Any]) -> Workspace:
+async def update_workspace(
+    db: Database, workspace_id: uuid.UUID, changes: dict[str, Any]
+) -> Workspace:
     async with db.transaction() as session:
         workspace = await repo.get(session, workspace_id)
         if workspace is None:

@@ -14,7 +14,9 @@ from marginalia.api.schemas import ErrorOut, JobOut
 from marginalia.jobs.events import event_payload, follow_events
 
 router = APIRouter(
-    prefix="/api/jobs", tags=["jobs"], responses={404: {"model": ErrorOut}, 409: {"model": ErrorOut}}
+    prefix="/api/jobs",
+    tags=["jobs"],
+    responses={404: {"model": ErrorOut}, 409: {"model": ErrorOut}},
 )
 
 
@@ -29,7 +31,9 @@ async def list_jobs(jobs: JobsDep, limit: Annotated[int, Query(ge=1, le=500)] = 
     return [JobOut.model_validate(j) for j in await jobs.list_recent(limit)]
 
 
-@router.post("/ping", status_code=202, response_model=JobOut, summary="Run the diagnostic ticker job")
+@router.post(
+    "/ping", status_code=202, response_model=JobOut, summary="Run the diagnostic ticker job"
+)
 async def ping(body: PingRequest, jobs: JobsDep) -> JobOut:
     job = await jobs.submit("diagnostics.ticker", body.model_dump())
     return JobOut.model_validate(job)

@@ -36,11 +36,15 @@ async def list_workspaces(db: DatabaseDep) -> list[WorkspaceOut]:
 async def get_workspace(workspace_id: uuid.UUID, db: DatabaseDep) -> WorkspaceDetail:
     workspace = await service.get_workspace(db, workspace_id)
     counts = await service.workspace_counts(db, workspace_id)
-    return WorkspaceDetail.model_validate({**WorkspaceOut.model_validate(workspace).model_dump(), "counts": counts})
+    return WorkspaceDetail.model_validate(
+        {**WorkspaceOut.model_validate(workspace).model_dump(), "counts": counts}
+    )
 
 
 @router.patch("/{workspace_id}", response_model=WorkspaceOut)
-async def update_workspace(workspace_id: uuid.UUID, body: WorkspaceUpdate, db: DatabaseDep) -> WorkspaceOut:
+async def update_workspace(
+    workspace_id: uuid.UUID, body: WorkspaceUpdate, db: DatabaseDep
+) -> WorkspaceOut:
     changes = body.model_dump(exclude_unset=True, exclude_none=True)
     workspace = await service.update_workspace(db, workspace_id, changes)
     return WorkspaceOut.model_validate(workspace)

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from marginalia.db.models import Job, JobEvent
 
@@ -34,7 +35,7 @@ async def get(session: AsyncSession, job_id: uuid.UUID) -> Job | None:
 
 
 async def list_recent(session: AsyncSession, *, limit: int = 50) -> list[Job]:
-    result = await session.execute(select(Job).order_by(Job.created_at.desc()).limit(limit))
+    result = await session.execute(select(Job).order_by(col(Job.created_at).desc()).limit(limit))
     return list(result.scalars().all())
 
 
@@ -42,13 +43,13 @@ async def claim(session: AsyncSession, job_id: uuid.UUID, worker: str) -> Job | 
     """Move a queued job to running; None if someone else has it or it is finished."""
     result = await session.execute(
         update(Job)
-        .where(Job.id == job_id, Job.status == "queued")
+        .where(col(Job.id) == job_id, col(Job.status) == "queued")
         .values(
             status="running",
             worker=worker,
             started_at=func.now(),
             heartbeat_at=func.now(),
-            attempts=Job.attempts + 1,
+            attempts=col(Job.attempts) + 1,
             interrupted=False,
             error=None,
         )
@@ -60,7 +61,10 @@ async def claim(session: AsyncSession, job_id: uuid.UUID, worker: str) -> Job | 
 async def heartbeat(session: AsyncSession, job_id: uuid.UUID) -> str | None:
     """Touch the heartbeat; returns the job's current status (to notice cancellation)."""
     result = await session.execute(
-        update(Job).where(Job.id == job_id).values(heartbeat_at=func.now()).returning(Job.status)
+        update(Job)
+        .where(col(Job.id) == job_id)
+        .values(heartbeat_at=func.now())
+        .returning(col(Job.status))
     )
     return result.scalar_one_or_none()
 
@@ -74,11 +78,13 @@ async def set_progress(
     if progress is not None:
         values["progress"] = progress
     if values:
-        await session.execute(update(Job).where(Job.id == job_id).values(**values))
+        await session.execute(update(Job).where(col(Job.id) == job_id).values(**values))
 
 
-async def save_checkpoint(session: AsyncSession, job_id: uuid.UUID, checkpoint: dict[str, Any]) -> None:
-    await session.execute(update(Job).where(Job.id == job_id).values(checkpoint=checkpoint))
+async def save_checkpoint(
+    session: AsyncSession, job_id: uuid.UUID, checkpoint: dict[str, Any]
+) -> None:
+    await session.execute(update(Job).where(col(Job.id) == job_id).values(checkpoint=checkpoint))
 
 
 async def finish(
@@ -100,7 +106,7 @@ async def finish(
         values["result"] = result
     if status == "succeeded":
         values["progress"] = 1.0
-    await session.execute(update(Job).where(Job.id == job_id).values(**values))
+    await session.execute(update(Job).where(col(Job.id) == job_id).values(**values))
 
 
 async def requeue(session: AsyncSession, job_id: uuid.UUID, *, keep_checkpoint: bool) -> Job | None:
@@ -114,7 +120,7 @@ async def requeue(session: AsyncSession, job_id: uuid.UUID, *, keep_checkpoint: 
         values.update(checkpoint={}, progress=0.0, stage=None, result=None)
     result = await session.execute(
         update(Job)
-        .where(Job.id == job_id, Job.status.in_(("failed", "cancelled")))  # type: ignore[attr-defined]
+        .where(col(Job.id) == job_id, col(Job.status).in_(("failed", "cancelled")))
         .values(**values)
         .returning(Job)
     )
@@ -124,7 +130,7 @@ async def requeue(session: AsyncSession, job_id: uuid.UUID, *, keep_checkpoint: 
 async def cancel(session: AsyncSession, job_id: uuid.UUID) -> Job | None:
     result = await session.execute(
         update(Job)
-        .where(Job.id == job_id, Job.status.in_(("queued", "running")))  # type: ignore[attr-defined]
+        .where(col(Job.id) == job_id, col(Job.status).in_(("queued", "running")))
         .values(status="cancelled", finished_at=func.now())
         .returning(Job)
     )
@@ -174,8 +180,8 @@ async def events_after(
 ) -> list[JobEvent]:
     result = await session.execute(
         select(JobEvent)
-        .where(JobEvent.job_id == job_id, JobEvent.id > after_id)  # type: ignore[operator]
-        .order_by(JobEvent.id)  # type: ignore[arg-type]
+        .where(col(JobEvent.job_id) == job_id, col(JobEvent.id) > after_id)
+        .order_by(col(JobEvent.id))
         .limit(limit)
     )
     return list(result.scalars().all())
@@ -183,6 +189,8 @@ async def events_after(
 
 async def status_of(session: AsyncSession, job_id: uuid.UUID) -> tuple[str, datetime | None] | None:
     row = (
-        await session.execute(select(Job.status, Job.finished_at).where(Job.id == job_id))
+        await session.execute(
+            select(col(Job.status), col(Job.finished_at)).where(col(Job.id) == job_id)
+        )
     ).first()
     return (row[0], row[1]) if row else None

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
 
 from marginalia.db.models import Chunk, Source, Workspace
 
@@ -25,13 +26,16 @@ async def get(session: AsyncSession, workspace_id: uuid.UUID) -> Workspace | Non
 
 async def get_by_name(session: AsyncSession, name: str) -> Workspace | None:
     result = await session.execute(
-        select(Workspace).where(Workspace.name == name).order_by(Workspace.created_at).limit(1)
+        select(Workspace)
+        .where(col(Workspace.name) == name)
+        .order_by(col(Workspace.created_at))
+        .limit(1)
     )
     return result.scalars().first()
 
 
 async def list_all(session: AsyncSession) -> list[Workspace]:
-    result = await session.execute(select(Workspace).order_by(Workspace.created_at))
+    result = await session.execute(select(Workspace).order_by(col(Workspace.created_at)))
     return list(result.scalars().all())
 
 
@@ -50,9 +54,9 @@ async def delete(session: AsyncSession, workspace: Workspace) -> None:
 
 async def counts(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, int]:
     sources = await session.scalar(
-        select(func.count()).select_from(Source).where(Source.workspace_id == workspace_id)
+        select(func.count()).select_from(Source).where(col(Source.workspace_id) == workspace_id)
     )
     chunks = await session.scalar(
-        select(func.count()).select_from(Chunk).where(Chunk.workspace_id == workspace_id)
+        select(func.count()).select_from(Chunk).where(col(Chunk.workspace_id) == workspace_id)
     )
     return {"sources": int(sources or 0), "chunks": int(chunks or 0)}

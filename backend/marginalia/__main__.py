@@ -1,0 +1,3 @@
+from marginalia.cli import main
+
+main()

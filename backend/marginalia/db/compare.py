@@ -1,0 +1,23 @@
+"""Type comparison for Alembic autogenerate.
+
+SQLModel maps `str` to an unbounded VARCHAR ("AutoString"); the migrations use TEXT.
+In PostgreSQL both are the same unbounded string, so that pair is not a change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Text
+
+
+def compare_type(
+    context: Any,
+    inspected_column: Any,
+    metadata_column: Any,
+    inspected_type: Any,
+    metadata_type: Any,
+) -> bool | None:
+    if isinstance(inspected_type, Text) and type(metadata_type).__name__ == "AutoString":
+        return False
+    return None  # fall back to Alembic's default comparison
