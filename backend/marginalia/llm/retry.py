@@ -1,0 +1,127 @@
+"""Retry with exponential backoff and jitter, shared by the remote providers.
+
+The SDK's and httpx's own retries are switched off so every retry is ours: visible,
+counted into usage and testable against a local server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from marginalia.llm.errors import LLMUnavailableError
+
+R = TypeVar("R")
+
+# Status codes worth retrying: rate limited, server errors, Anthropic's 529 "overloaded".
+RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUS or status >= 500
+
+
+@dataclass(frozen=True)
+class Retryable:
+    """Why an error is worth retrying, and how long the server asked us to wait."""
+
+    reason: str
+    retry_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    # A server-sent retry-after is honoured up to this long.
+    max_retry_after_s: float = 60.0
+
+    def delay(self, retry_index: int, retry_after_s: float | None = None) -> float:
+        """Seconds to wait before retry number ``retry_index`` (0-based)."""
+        if retry_after_s is not None:
+            return min(max(retry_after_s, 0.0), self.max_retry_after_s)
+        ceiling = min(self.max_delay_s, self.base_delay_s * (2**retry_index))
+        # "Equal jitter": at least half the exponential step, never more than all of it.
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``retry-after`` (delta-seconds or HTTP date)."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return float(raw_ms) / 1000
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class Retrier:
+    """Counts retries of one logical call and sleeps between attempts.
+
+    Usage::
+
+        while True:
+            try:
+                return await attempt()
+            except Exception as exc:
+                if not await retrier.should_retry(exc):
+                    raise
+    """
+
+    def __init__(
+        self,
+        policy: RetryPolicy,
+        classify: Callable[[BaseException], Retryable | None],
+        *,
+        describe: str,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.policy = policy
+        self.classify = classify
+        self.describe = describe
+        self.sleep = sleep
+        self.retries = 0
+
+    async def should_retry(self, exc: BaseException) -> bool:
+        """False for errors that are not retryable; sleeps and returns True otherwise.
+
+        Raises :class:`LLMUnavailableError` once ``max_retries`` retries were spent.
+        """
+        decision = self.classify(exc)
+        if decision is None:
+            return False
+        if self.retries >= self.policy.max_retries:
+            raise LLMUnavailableError(
+                f"{self.describe}: gave up after {self.retries} retries; "
+                f"last error: {decision.reason}",
+                retries=self.retries,
+            ) from exc
+        await self.sleep(self.policy.delay(self.retries, decision.retry_after_s))
+        self.retries += 1
+        return True
+
+    async def run(self, attempt: Callable[[], Awaitable[R]]) -> R:
+        while True:
+            try:
+                return await attempt()
+            except Exception as exc:
+                if not await self.should_retry(exc):
+                    raise
