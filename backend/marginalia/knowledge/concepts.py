@@ -1,0 +1,649 @@
+"""Workspace-level concept normalisation, merging, levels and edges (DESIGN §1 "understand").
+
+Per-source concepts (from an LLM or the offline engine) are merged into canonical concepts:
+
+* **keys** — :func:`normalize_concept`: case-folded, hyphens/underscores/slashes read as
+  spaces, punctuation dropped, every word singularised by simple rules with an exceptions
+  list (``analysis``, ``bias``, ``corpus``, ``process`` … stay as they are). Two keys that
+  differ only by spaces (``pre-training`` / ``pretraining``) are the same concept.
+* **acronyms** — a short form and its long form are one concept when the acronym map says
+  so (``BERT`` ↔ ``bidirectional encoder representations from transformers``) or, failing
+  that, when exactly one multi-word concept of the workspace has the acronym's initials
+  (``LLM`` ↔ ``large language model``). Ambiguous initials merge nothing.
+* **levels** — from spread over sources and phrase length (see :func:`concept_level`).
+* **edges** — ``specialization`` (token containment, general → specific), ``prerequisite``
+  (lower-level → higher-level concept co-occurring in ≥ 2 sources, or an extraction's stated
+  parent), ``related`` (co-occurrence in ≥ 2 sources otherwise, or stated by an extraction).
+  Every edge says what made it in ``evidence``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import networkx as nx
+import numpy as np
+
+from marginalia.knowledge.schemas import ExtractedConcept
+from marginalia.knowledge.text import STOP_WORDS, slugify, wordset
+
+SourceId = str
+ConceptEdgeType = Literal["prerequisite", "specialization", "related"]
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation
+# ---------------------------------------------------------------------------------------------
+
+_INVARIANT: frozenset[str] = wordset(
+    """
+    analysis basis bias corpus process class news series species means physics mathematics
+    linguistics semantics pragmatics economics robotics genomics proteomics dynamics analytics
+    ethics statistics informatics electronics phonetics genetics graphics optics politics
+    logistics acoustics mechanics kinetics aesthetics diagnostics lens gas bus plus chaos ethos
+    atlas canvas alias diabetes measles herpes rabies thesis hypothesis synthesis diagnosis
+    prognosis axis emphasis crisis status focus consensus virus census campus apparatus nexus
+    stimulus radius syllabus calculus modulus locus genus octopus bonus sinus thus yes
+    perhaps always whereas various previous numerous continuous ambiguous analogous
+    heterogeneous homogeneous autonomous anonymous simultaneous spontaneous obvious serious
+    famous nervous
+    """
+)
+"""Words that end in ``s`` but are not plurals (or whose plural is the same word)."""
+
+_IRREGULAR: dict[str, str] = {
+    "corpora": "corpus",
+    "criteria": "criterion",
+    "phenomena": "phenomenon",
+    "indices": "index",
+    "matrices": "matrix",
+    "vertices": "vertex",
+    "appendices": "appendix",
+    "analyses": "analysis",
+    "hypotheses": "hypothesis",
+    "theses": "thesis",
+    "syntheses": "synthesis",
+    "diagnoses": "diagnosis",
+    "axes": "axis",
+    "biases": "bias",
+    "aliases": "alias",
+    "gases": "gas",
+    "canvases": "canvas",
+    "atlases": "atlas",
+    "statuses": "status",
+    "viruses": "virus",
+    "focuses": "focus",
+    "consensuses": "consensus",
+    "campuses": "campus",
+    "buses": "bus",
+    "processes": "process",
+    "classes": "class",
+    "caches": "cache",
+    "niches": "niche",
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "mice": "mouse",
+    "feet": "foot",
+    "teeth": "tooth",
+    "geese": "goose",
+    "leaves": "leaf",
+    "lives": "life",
+    "halves": "half",
+    "selves": "self",
+    "wolves": "wolf",
+    "knives": "knife",
+    "shelves": "shelf",
+    "movies": "movie",
+    "cookies": "cookie",
+    "calories": "calorie",
+    "zombies": "zombie",
+    "rookies": "rookie",
+    "heroes": "hero",
+}
+
+_ES_PLURAL_RE = re.compile(r"(?:ss|sh|ch|x|zz)es$")
+_ACRONYM_RE = re.compile(r"^[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*$")
+_ACRONYM_PLURAL_RE = re.compile(r"^([A-Z0-9]{2,})s$")
+_TOKEN_RE = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def singularize(word: str) -> str:
+    """Singular form of one lower-case word by simple suffix rules.
+
+    Words of three letters or fewer, words in the invariant list (``analysis``, ``bias``,
+    ``corpus``, ``process``, ``series`` …) and words ending in ``ss``/``us``/``is``/``ous``
+    are returned unchanged.
+    """
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) <= 3 or word in _INVARIANT or not word.isalpha():
+        return word
+    if word.endswith(("ss", "us", "is", "ous")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if _ES_PLURAL_RE.search(word):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _surface_tokens(name: str) -> list[str]:
+    """Raw tokens of a concept name; acronym plurals (``LLMs``) lose their ``s`` here."""
+    out: list[str] = []
+    for tok in _TOKEN_RE.findall(name):
+        m = _ACRONYM_PLURAL_RE.match(tok)
+        out.append(m.group(1) if m else tok)
+    return out
+
+
+def normalize_concept(name: str) -> str:
+    """Merge key of a concept name.
+
+    ``"Multi-Head Attentions"`` → ``"multi head attention"``; ``"LLMs"`` → ``"llm"``;
+    ``"Corpus Analysis"`` → ``"corpus analysis"``.
+    """
+    return " ".join(singularize(t.casefold()) for t in _surface_tokens(name))
+
+
+def compact_key(key: str) -> str:
+    """Spaces removed: ``"pre training"`` and ``"pretraining"`` share a compact key."""
+    return key.replace(" ", "")
+
+
+def key_tokens(key: str) -> frozenset[str]:
+    """Content tokens of a key (stop words removed), for containment tests."""
+    return frozenset(t for t in key.split() if t not in STOP_WORDS)
+
+
+def is_acronym(surface: str) -> bool:
+    """``BERT``, ``LLMs``, ``RoBERTa``-like tokens: one word with at least two capitals."""
+    s = surface.strip()
+    m = _ACRONYM_PLURAL_RE.match(s)
+    if m:
+        s = m.group(1)
+    return (
+        " " not in s
+        and 2 <= len(s) <= 12
+        and _ACRONYM_RE.match(s) is not None
+        and sum(c.isupper() for c in s) >= 2
+    )
+
+
+def acronym_letters(surface: str) -> str:
+    """Lower-case letters of an acronym (``"LLMs"`` → ``"llm"``)."""
+    s = surface.strip()
+    m = _ACRONYM_PLURAL_RE.match(s)
+    if m:
+        s = m.group(1)
+    return "".join(c for c in s if c.isalpha()).casefold()
+
+
+def key_initials(key: str) -> str:
+    """Initials of a key's non-stop-word tokens (``"large language model"`` → ``"llm"``)."""
+    return "".join(t[0] for t in key.split() if t not in STOP_WORDS and t[0].isalpha())
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CanonicalConcept:
+    """One concept of the workspace, merged over sources."""
+
+    key: str
+    name: str
+    slug: str
+    description: str | None
+    source_ids: tuple[SourceId, ...]
+    aliases: tuple[str, ...]
+    level: int
+    member_keys: tuple[str, ...] = ()
+
+    @property
+    def df(self) -> int:
+        """Number of sources that discuss the concept."""
+        return len(self.source_ids)
+
+
+@dataclass(frozen=True)
+class ConceptEdge:
+    """A directed concept edge (``related`` edges are stored with ``source < target``)."""
+
+    source: str
+    target: str
+    type: ConceptEdgeType
+    weight: float
+    evidence: str
+
+
+@dataclass(frozen=True)
+class ConceptGraphData:
+    concepts: tuple[CanonicalConcept, ...]
+    edges: tuple[ConceptEdge, ...]
+    source_concepts: dict[SourceId, tuple[str, ...]] = field(default_factory=dict)
+    """Source id → slugs of the canonical concepts it discusses (sorted)."""
+
+    def by_slug(self) -> dict[str, CanonicalConcept]:
+        return {c.slug: c for c in self.concepts}
+
+
+@dataclass(frozen=True)
+class GraphAnalysis:
+    components: tuple[tuple[str, ...], ...]
+    """Connected components (undirected), largest first, slugs sorted inside."""
+    pagerank: dict[str, float]
+    degree: dict[str, int]
+
+
+# ---------------------------------------------------------------------------------------------
+# Levels
+# ---------------------------------------------------------------------------------------------
+
+FOUNDATIONAL_SPREAD = 0.5
+"""Fraction of the workspace's sources that makes a short shared concept foundational."""
+FOUNDATIONAL_RELATIVE = 1 / 3
+"""…or fraction of the most widespread concept's source count (large, diverse workspaces)."""
+
+
+def concept_level(df: int, n_sources: int, max_df: int, n_tokens: int) -> int:
+    """Workspace level of a concept: 0 foundational, 1 intermediate, 2 specialised.
+
+    * 0 — ``df ≥ 2`` and ``n_tokens ≤ 2`` and (``df / n_sources ≥ 0.5`` or
+      ``df / max_df ≥ 1/3``): widely shared, short phrase;
+    * 2 — ``df == 1`` and ``n_tokens ≥ 2``: a multi-word phrase only one source discusses;
+    * 1 — everything else (shared but not widespread, or a single word seen once).
+
+    ``n_tokens`` counts content words of the shortest form (an acronym counts as one word).
+    """
+    if n_sources <= 0:
+        return 1
+    spread = df / n_sources
+    rel = df / max_df if max_df > 0 else 0.0
+    if (
+        df >= 2
+        and n_tokens <= 2
+        and (spread >= FOUNDATIONAL_SPREAD or rel >= FOUNDATIONAL_RELATIVE)
+    ):
+        return 0
+    if df <= 1 and n_tokens >= 2:
+        return 2
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Merge
+# ---------------------------------------------------------------------------------------------
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def add(self, x: str) -> None:
+        self.parent.setdefault(x, x)
+
+    def find(self, x: str) -> str:
+        root = x
+        while self.parent[root] != root:
+            root = self.parent[root]
+        while self.parent[x] != root:
+            self.parent[x], x = root, self.parent[x]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            # deterministic: the lexicographically smaller key is the root
+            lo, hi = sorted((ra, rb))
+            self.parent[hi] = lo
+
+
+def _join_ids(ids: Sequence[str], limit: int = 5) -> str:
+    shown = ", ".join(ids[:limit])
+    return shown + (f", … (+{len(ids) - limit})" if len(ids) > limit else "")
+
+
+def merge_concepts(
+    per_source: Mapping[SourceId, Sequence[ExtractedConcept]],
+    acronyms: Mapping[str, str] | None = None,
+) -> ConceptGraphData:
+    """Merge per-source concepts into the workspace concept graph (deterministic)."""
+    acronyms = dict(acronyms or {})
+    uf = _UnionFind()
+    key_sources: dict[str, set[SourceId]] = defaultdict(set)
+    surface_sources: dict[str, dict[str, set[SourceId]]] = defaultdict(lambda: defaultdict(set))
+    descriptions: dict[str, list[tuple[SourceId, str]]] = defaultdict(list)
+    parents: list[tuple[SourceId, str, str]] = []  # (source, child key, parent key)
+    stated_related: list[tuple[SourceId, str, str]] = []
+    acronym_surface_keys: dict[str, str] = {}  # key -> acronym letters
+
+    source_ids = sorted(per_source)
+    for sid in source_ids:
+        for concept in per_source[sid]:
+            key = normalize_concept(concept.name)
+            if not key:
+                continue
+            uf.add(key)
+            key_sources[key].add(sid)
+            surface = " ".join(concept.name.split())
+            surface_sources[key][surface].add(sid)
+            if is_acronym(surface):
+                acronym_surface_keys[key] = acronym_letters(surface)
+            if concept.description and concept.description.strip():
+                descriptions[key].append((sid, concept.description.strip()))
+            if concept.parent and normalize_concept(concept.parent):
+                parents.append((sid, key, normalize_concept(concept.parent)))
+            for rel in concept.related:
+                rk = normalize_concept(rel)
+                if rk and rk != key:
+                    stated_related.append((sid, key, rk))
+
+    present = set(key_sources)
+    merge_evidence: dict[str, list[str]] = defaultdict(list)
+
+    # 1. spelling variants (spaces vs no spaces)
+    by_compact: dict[str, list[str]] = defaultdict(list)
+    for key in sorted(present):
+        by_compact[compact_key(key)].append(key)
+    for keys in by_compact.values():
+        for other in keys[1:]:
+            uf.union(keys[0], other)
+
+    # 2. the explicit acronym map
+    alias_strings: dict[str, set[str]] = defaultdict(set)
+    mapped_acronym_keys: set[str] = set()
+    for short, long in sorted(acronyms.items()):
+        ks, kl = normalize_concept(short), normalize_concept(long)
+        if not ks or not kl or ks == kl:
+            continue
+        if ks not in present and kl not in present:
+            continue
+        uf.add(ks)
+        uf.add(kl)
+        uf.union(ks, kl)
+        mapped_acronym_keys.add(ks)
+        alias_strings[ks].update({short.strip(), " ".join(long.split())})
+        merge_evidence[ks].append(f"acronym: {short.strip()} = {' '.join(long.split())}")
+
+    # 3. the initials heuristic, only when unambiguous
+    by_initials: dict[str, list[str]] = defaultdict(list)
+    for key in sorted(present):
+        if len(key.split()) >= 2:
+            by_initials[key_initials(key)].append(key)
+    for key, letters in sorted(acronym_surface_keys.items()):
+        if key in mapped_acronym_keys or len(letters) < 2:
+            continue
+        own = uf.find(key)
+        roots = sorted({uf.find(k) for k in by_initials.get(letters, [])} - {own})
+        if len(roots) == 1:
+            target = sorted(k for k in by_initials[letters] if uf.find(k) == roots[0])[0]
+            uf.union(key, target)
+            merge_evidence[key].append(f"acronym initials: {letters.upper()} = {target}")
+
+    # groups
+    groups: dict[str, list[str]] = defaultdict(list)
+    for key in sorted(uf.parent):
+        groups[uf.find(key)].append(key)
+
+    n_sources = sum(1 for sid in source_ids if per_source[sid])
+    group_sources: dict[str, tuple[SourceId, ...]] = {}
+    for root, keys in groups.items():
+        srcs: set[SourceId] = set()
+        for k in keys:
+            srcs |= key_sources.get(k, set())
+        group_sources[root] = tuple(sorted(srcs))
+    max_df = max((len(s) for s in group_sources.values()), default=0)
+
+    concepts_by_root: dict[str, CanonicalConcept] = {}
+    used_slugs: set[str] = set()
+    for root in sorted(groups, key=lambda r: (-len(group_sources[r]), r)):
+        keys = groups[root]
+        if not group_sources[root]:
+            continue
+        surfaces: dict[str, int] = defaultdict(int)
+        for k in keys:
+            for surf, sids in surface_sources.get(k, {}).items():
+                surfaces[surf] += len(sids)
+        name = sorted(surfaces.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+        aliases: set[str] = set(surfaces)
+        for k in keys:
+            aliases |= alias_strings.get(k, set())
+        aliases = {a for a in aliases if a.casefold() != name.casefold()}
+        desc_candidates: list[tuple[SourceId, str]] = []
+        for k in keys:
+            desc_candidates.extend(descriptions.get(k, []))
+        description = sorted(desc_candidates)[0][1] if desc_candidates else None
+        n_tokens = min(max(len(key_tokens(k)), 1) for k in keys)
+        level = concept_level(len(group_sources[root]), n_sources, max_df, n_tokens)
+        base = slugify(name)
+        slug, i = base, 2
+        while slug in used_slugs:
+            slug, i = f"{base}-{i}", i + 1
+        used_slugs.add(slug)
+        concepts_by_root[root] = CanonicalConcept(
+            key=normalize_concept(name),
+            name=name,
+            slug=slug,
+            description=description,
+            source_ids=group_sources[root],
+            aliases=tuple(sorted(aliases, key=lambda a: (a.casefold(), a))),
+            level=level,
+            member_keys=tuple(sorted(keys)),
+        )
+
+    root_of = {k: uf.find(k) for k in uf.parent}
+    edges = _build_edges(concepts_by_root, root_of, parents, stated_related)
+    source_concepts: dict[SourceId, tuple[str, ...]] = {}
+    for sid in source_ids:
+        slugs = {
+            concepts_by_root[root_of[normalize_concept(c.name)]].slug
+            for c in per_source[sid]
+            if normalize_concept(c.name) and root_of[normalize_concept(c.name)] in concepts_by_root
+        }
+        source_concepts[sid] = tuple(sorted(slugs))
+    concepts = tuple(sorted(concepts_by_root.values(), key=lambda c: c.slug))
+    return ConceptGraphData(concepts=concepts, edges=edges, source_concepts=source_concepts)
+
+
+def _build_edges(
+    concepts_by_root: Mapping[str, CanonicalConcept],
+    root_of: Mapping[str, str],
+    parents: Iterable[tuple[SourceId, str, str]],
+    stated_related: Iterable[tuple[SourceId, str, str]],
+) -> tuple[ConceptEdge, ...]:
+    roots = sorted(concepts_by_root)
+    # co-occurrence
+    cooc: dict[tuple[str, str], list[SourceId]] = defaultdict(list)
+    by_source: dict[SourceId, set[str]] = defaultdict(set)
+    for root in roots:
+        for sid in concepts_by_root[root].source_ids:
+            by_source[sid].add(root)
+    for sid in sorted(by_source):
+        present = sorted(by_source[sid])
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                cooc[(a, b)].append(sid)
+
+    def pair(a: str, b: str) -> tuple[str, str]:
+        return (a, b) if a < b else (b, a)
+
+    decided: dict[tuple[str, str], ConceptEdge] = {}
+
+    # specialization by token containment (transitively reduced)
+    token_sets: dict[str, list[frozenset[str]]] = {
+        r: sorted(
+            {key_tokens(k) for k in concepts_by_root[r].member_keys} - {frozenset()}, key=sorted
+        )
+        for r in roots
+    }
+    postings: dict[str, set[str]] = defaultdict(set)
+    for r in roots:
+        for ts in token_sets[r]:
+            for t in ts:
+                postings[t].add(r)
+    spec = nx.DiGraph()
+    spec_evidence: dict[tuple[str, str], str] = {}
+    for general in roots:
+        for ts in token_sets[general]:
+            candidates = set.intersection(*(postings[t] for t in ts)) - {general}
+            for specific in sorted(candidates):
+                for tb in token_sets[specific]:
+                    if ts < tb:
+                        if not spec.has_edge(general, specific):
+                            spec.add_edge(general, specific)
+                            spec_evidence[(general, specific)] = (
+                                f"token containment: '{' '.join(sorted(ts))}' ⊂ "
+                                f"'{' '.join(sorted(tb))}'"
+                            )
+                        break
+    for a, b in list(spec.edges()):
+        if spec.has_edge(b, a):  # mutual containment via different aliases: ambiguous
+            spec.remove_edge(a, b)
+            spec.remove_edge(b, a)
+    if nx.is_directed_acyclic_graph(spec):
+        reduced = nx.transitive_reduction(spec)
+        spec_edges = sorted(reduced.edges())
+    else:  # pragma: no cover - needs contrived aliases
+        spec_edges = sorted(spec.edges())
+    for a, b in spec_edges:
+        ca, cb = concepts_by_root[a], concepts_by_root[b]
+        weight = float(max(1, len(cooc.get(pair(a, b), []))))
+        decided[pair(a, b)] = ConceptEdge(
+            ca.slug, cb.slug, "specialization", weight, spec_evidence[(a, b)]
+        )
+    # pairs linked only transitively by containment are not re-linked by co-occurrence
+    spec_closure = {pair(a, b) for a, b in spec.edges()}
+
+    # prerequisites stated by an extraction (parent → child)
+    for sid, child_key, parent_key in sorted(parents):
+        if parent_key not in root_of or child_key not in root_of:
+            continue
+        pa, ch = root_of[parent_key], root_of[child_key]
+        if pa == ch or pa not in concepts_by_root or ch not in concepts_by_root:
+            continue
+        if pair(pa, ch) in decided or pair(pa, ch) in spec_closure:
+            continue
+        decided[pair(pa, ch)] = ConceptEdge(
+            concepts_by_root[pa].slug,
+            concepts_by_root[ch].slug,
+            "prerequisite",
+            float(max(1, len(cooc.get(pair(pa, ch), [])))),
+            f"parent stated by the extraction of {sid}",
+        )
+
+    # co-occurrence in ≥ 2 sources
+    for (a, b), sids in sorted(cooc.items()):
+        if len(sids) < 2 or (a, b) in decided or (a, b) in spec_closure:
+            continue
+        ca, cb = concepts_by_root[a], concepts_by_root[b]
+        evidence = f"co-occur in {len(sids)} sources: {_join_ids(sids)}"
+        if ca.level != cb.level and min(ca.level, cb.level) <= 1:
+            lo, hi = (ca, cb) if ca.level < cb.level else (cb, ca)
+            decided[(a, b)] = ConceptEdge(
+                lo.slug, hi.slug, "prerequisite", float(len(sids)), evidence
+            )
+        else:
+            s, t = sorted((ca.slug, cb.slug))
+            decided[(a, b)] = ConceptEdge(s, t, "related", float(len(sids)), evidence)
+
+    # relations stated by an extraction
+    for sid, key_a, key_b in sorted(stated_related):
+        if key_a not in root_of or key_b not in root_of:
+            continue
+        a, b = root_of[key_a], root_of[key_b]
+        if a == b or a not in concepts_by_root or b not in concepts_by_root:
+            continue
+        if pair(a, b) in decided or pair(a, b) in spec_closure:
+            continue
+        s, t = sorted((concepts_by_root[a].slug, concepts_by_root[b].slug))
+        decided[pair(a, b)] = ConceptEdge(
+            s,
+            t,
+            "related",
+            float(max(1, len(cooc.get(pair(a, b), [])))),
+            f"related per the extraction of {sid}",
+        )
+
+    return tuple(sorted(decided.values(), key=lambda e: (e.source, e.target, e.type)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis
+# ---------------------------------------------------------------------------------------------
+
+
+def weighted_pagerank(
+    n: int,
+    edges: Iterable[tuple[int, int, float]],
+    *,
+    alpha: float = 0.85,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+) -> np.ndarray:
+    """PageRank of an undirected weighted graph on nodes ``0..n-1`` (numpy power iteration).
+
+    Dangling nodes spread their rank uniformly. Deterministic; no scipy needed.
+    """
+    if n == 0:
+        return np.zeros(0)
+    w = np.zeros((n, n), dtype=np.float64)
+    for i, j, weight in edges:
+        if i != j and weight > 0:
+            w[i, j] += weight
+            w[j, i] += weight
+    out = w.sum(axis=1)
+    dangling = out == 0
+    trans = np.divide(w, out[:, None], out=np.zeros_like(w), where=~dangling[:, None])
+    rank = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        new = alpha * (rank @ trans + rank[dangling].sum() / n) + (1 - alpha) / n
+        if np.abs(new - rank).sum() < tol:
+            rank = new
+            break
+        rank = new
+    return np.asarray(rank / rank.sum())
+
+
+def to_networkx(graph: ConceptGraphData) -> nx.DiGraph:
+    """The concept graph as a ``networkx.DiGraph`` (nodes: slugs; edges: type/weight/evidence)."""
+    g = nx.DiGraph()
+    for c in graph.concepts:
+        g.add_node(c.slug, name=c.name, level=c.level, df=c.df)
+    for e in graph.edges:
+        g.add_edge(e.source, e.target, type=e.type, weight=e.weight, evidence=e.evidence)
+    return g
+
+
+def analyze(graph: ConceptGraphData) -> GraphAnalysis:
+    """Connected components, PageRank (undirected, weighted) and degree of every concept."""
+    slugs = sorted(c.slug for c in graph.concepts)
+    index = {s: i for i, s in enumerate(slugs)}
+    g = nx.Graph()
+    g.add_nodes_from(slugs)
+    for e in graph.edges:
+        if e.source in index and e.target in index:
+            g.add_edge(e.source, e.target)
+    components = sorted(
+        (tuple(sorted(c)) for c in nx.connected_components(g)), key=lambda c: (-len(c), c)
+    )
+    ranks = weighted_pagerank(
+        len(slugs),
+        (
+            (index[e.source], index[e.target], e.weight)
+            for e in graph.edges
+            if e.source in index and e.target in index
+        ),
+    )
+    return GraphAnalysis(
+        components=tuple(components),
+        pagerank={s: float(ranks[i]) for s, i in index.items()},
+        degree={s: int(g.degree(s)) for s in slugs},
+    )

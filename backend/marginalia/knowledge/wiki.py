@@ -1,0 +1,176 @@
+"""Offline wiki writing: concept pages assembled from cited sentences.
+
+Without a model the wiki is extractive: a page for each central concept lists sentences
+from the sources that discuss it, each followed by a citation marker
+``[source:<id>#<chunk_index>]`` (``[source:<id>]`` when the sentence is not from a chunk, e.g.
+an abstract). A "Related" line links ``[[slug]]`` only to pages written in the same set, so
+every link resolves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from marginalia.knowledge.text import normalize_whitespace
+
+MAX_PAGES = 50
+MAX_SENTENCES_PER_PAGE = 8
+MAX_SENTENCES_PER_SOURCE = 2
+
+_LINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
+_CITATION_RE = re.compile(r"\[source:([^\]#\s]+)(?:#(\d+))?\]")
+
+
+@dataclass(frozen=True)
+class WikiConcept:
+    name: str
+    slug: str
+    description: str | None
+    source_ids: tuple[str, ...]
+    related: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CitedSentence:
+    text: str
+    source_id: str
+    chunk_index: int | None
+
+
+@dataclass(frozen=True)
+class WikiPageDraft:
+    slug: str
+    title: str
+    body_markdown: str
+    links: tuple[str, ...]
+    cited: tuple[tuple[str, int | None], ...]
+
+
+def citation_marker(source_id: str, chunk_index: int | None) -> str:
+    return f"[source:{source_id}]" if chunk_index is None else f"[source:{source_id}#{chunk_index}]"
+
+
+def extract_links(body: str) -> list[str]:
+    """``[[slug]]`` / ``[[slug|label]]`` targets in order of first appearance."""
+    out: list[str] = []
+    for m in _LINK_RE.finditer(body):
+        slug = m.group(1).strip()
+        if slug and slug not in out:
+            out.append(slug)
+    return out
+
+
+def resolve_links(body: str, known_slugs: Iterable[str]) -> list[str]:
+    """The link targets of ``body`` that name a known page (order of first appearance)."""
+    known = set(known_slugs)
+    return [s for s in extract_links(body) if s in known]
+
+
+def broken_links(body: str, known_slugs: Iterable[str]) -> list[str]:
+    """The link targets of ``body`` that name no known page."""
+    known = set(known_slugs)
+    return [s for s in extract_links(body) if s not in known]
+
+
+def extract_citations(body: str) -> list[tuple[str, int | None]]:
+    """``(source_id, chunk_index)`` of every citation marker, in order (duplicates kept)."""
+    return [
+        (m.group(1), int(m.group(2)) if m.group(2) else None) for m in _CITATION_RE.finditer(body)
+    ]
+
+
+def _mention_pattern(concept: WikiConcept) -> re.Pattern[str]:
+    forms = sorted(
+        {f for f in (concept.name, *concept.aliases) if f.strip()}, key=lambda f: (-len(f), f)
+    )
+    alts = []
+    for form in forms:
+        words = [re.escape(w) for w in re.split(r"[\s\-_]+", form.strip()) if w]
+        if words:
+            alts.append(r"[\s\-_]+".join(words) + r"(?:s|es)?")
+    return re.compile(r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])", re.IGNORECASE)
+
+
+def _clean(text: str) -> str:
+    """One line of prose that cannot inject links or fake citations."""
+    text = normalize_whitespace(text)
+    return text.replace("[[", "[ [").replace("]]", "] ]").replace("[source:", "[source :")
+
+
+def _title(name: str) -> str:
+    return name[:1].upper() + name[1:] if name[:1].islower() else name
+
+
+def write_concept_pages(
+    concepts: Sequence[WikiConcept],
+    sentences_by_source: Mapping[str, Sequence[CitedSentence]],
+    *,
+    centrality: Mapping[str, float] | None = None,
+    max_pages: int = MAX_PAGES,
+    max_sentences: int = MAX_SENTENCES_PER_PAGE,
+    per_source: int = MAX_SENTENCES_PER_SOURCE,
+) -> list[WikiPageDraft]:
+    """One page per central concept that at least one cited sentence mentions.
+
+    Concepts are ranked by ``centrality`` (e.g. PageRank from
+    :func:`marginalia.knowledge.concepts.analyze`), then by the number of sources, then slug;
+    the top ``max_pages`` with evidence get a page. Pages are returned sorted by slug.
+    """
+    centrality = centrality or {}
+    evidence: dict[str, list[CitedSentence]] = {}
+    for concept in concepts:
+        pattern = _mention_pattern(concept)
+        picked: list[CitedSentence] = []
+        seen: set[str] = set()
+        for sid in sorted(set(concept.source_ids)):
+            taken = 0
+            for sent in sentences_by_source.get(sid, ()):
+                if taken >= per_source or len(picked) >= max_sentences:
+                    break
+                key = normalize_whitespace(sent.text).casefold()
+                if key in seen or not pattern.search(sent.text):
+                    continue
+                seen.add(key)
+                picked.append(sent)
+                taken += 1
+        if picked:
+            evidence[concept.slug] = picked
+
+    ranked = sorted(
+        (c for c in concepts if c.slug in evidence),
+        key=lambda c: (-centrality.get(c.slug, 0.0), -len(set(c.source_ids)), c.slug),
+    )
+    chosen = {c.slug: c for c in ranked[: max(0, max_pages)]}
+
+    pages: list[WikiPageDraft] = []
+    for slug in sorted(chosen):
+        concept = chosen[slug]
+        lines = [f"# {_title(concept.name)}", ""]
+        if concept.aliases:
+            lines += ["Also known as: " + ", ".join(_clean(a) for a in concept.aliases), ""]
+        if concept.description:
+            lines += [_clean(concept.description), ""]
+        lines += ["## What the sources say", ""]
+        cited: list[tuple[str, int | None]] = []
+        for sent in evidence[slug]:
+            lines.append(
+                f"- {_clean(sent.text)} {citation_marker(sent.source_id, sent.chunk_index)}"
+            )
+            cited.append((sent.source_id, sent.chunk_index))
+        related = sorted({r for r in concept.related if r in chosen and r != slug})
+        if related:
+            lines += ["", "Related: " + ", ".join(f"[[{r}]]" for r in related)]
+        body = "\n".join(lines).rstrip() + "\n"
+        pages.append(
+            WikiPageDraft(
+                slug=slug,
+                title=_title(concept.name),
+                body_markdown=body,
+                links=tuple(related),
+                cited=tuple(cited),
+            )
+        )
+    return pages

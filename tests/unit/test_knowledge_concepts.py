@@ -1,0 +1,221 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from marginalia.knowledge.concepts import (
+    analyze,
+    concept_level,
+    merge_concepts,
+    normalize_concept,
+    singularize,
+)
+from marginalia.knowledge.extraction import combined_acronyms, extract_offline
+from marginalia.knowledge.schemas import ExtractedConcept
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def C(name: str, **kw: object) -> ExtractedConcept:
+    return ExtractedConcept.model_validate({"name": name, **kw})
+
+
+@pytest.mark.parametrize(
+    ("word", "singular"),
+    [
+        ("transformers", "transformer"),
+        ("studies", "study"),
+        ("approaches", "approach"),
+        ("biases", "bias"),
+        ("processes", "process"),
+        ("corpora", "corpus"),
+        ("analyses", "analysis"),
+        ("caches", "cache"),
+        ("analysis", "analysis"),
+        ("bias", "bias"),
+        ("corpus", "corpus"),
+        ("process", "process"),
+        ("series", "series"),
+        ("class", "class"),
+        ("continuous", "continuous"),
+        ("means", "means"),
+    ],
+)
+def test_singularize_does_not_mangle(word: str, singular: str) -> None:
+    assert singularize(word) == singular
+
+
+def test_normalize_concept() -> None:
+    assert normalize_concept("Multi-Head Attentions") == "multi head attention"
+    assert normalize_concept("multi head attention") == "multi head attention"
+    assert normalize_concept("LLMs") == "llm"
+    assert normalize_concept("Corpus Analysis") == "corpus analysis"
+
+
+def test_plural_case_and_hyphen_variants_merge() -> None:
+    graph = merge_concepts(
+        {
+            "s1": [C("Language Models"), C("pre-training")],
+            "s2": [C("language model"), C("pretraining")],
+            "s3": [C("language-model")],
+        }
+    )
+    names = {c.key: c for c in graph.concepts}
+    assert len(graph.concepts) == 2
+    lm = names["language model"]
+    assert lm.source_ids == ("s1", "s2", "s3")
+    assert set(lm.aliases) == {"Language Models", "language-model"}
+    assert graph.source_concepts["s2"] == tuple(sorted(c.slug for c in graph.concepts))
+
+
+def test_acronym_and_expansion_merge() -> None:
+    graph = merge_concepts(
+        {
+            "s1": [C("BERT")],
+            "s2": [C("bidirectional encoder representations from transformers")],
+            "s3": [C("BERT"), C("GloVe")],
+        },
+        {"BERT": "bidirectional encoder representations from transformers"},
+    )
+    bert = [c for c in graph.concepts if c.name == "BERT"]
+    assert len(bert) == 1
+    assert bert[0].source_ids == ("s1", "s2", "s3")
+    assert "bidirectional encoder representations from transformers" in bert[0].aliases
+    assert len(graph.concepts) == 2
+
+
+def test_initials_heuristic_merges_only_when_unambiguous() -> None:
+    graph = merge_concepts(
+        {"s1": [C("LLMs")], "s2": [C("large language models")], "s3": [C("ML")]}, {}
+    )
+    llm = [c for c in graph.concepts if "s1" in c.source_ids]
+    assert len(llm) == 1 and llm[0].source_ids == ("s1", "s2")
+
+    ambiguous = merge_concepts(
+        {"s1": [C("ML")], "s2": [C("machine learning")], "s3": [C("maximum likelihood")]}, {}
+    )
+    assert len(ambiguous.concepts) == 3
+
+
+def test_levels_rule() -> None:
+    assert concept_level(df=5, n_sources=6, max_df=5, n_tokens=1) == 0
+    assert concept_level(df=2, n_sources=6, max_df=5, n_tokens=3) == 1
+    assert concept_level(df=1, n_sources=6, max_df=5, n_tokens=1) == 1
+    assert concept_level(df=1, n_sources=6, max_df=5, n_tokens=3) == 2
+
+
+def test_edges_specialization_prerequisite_related_with_evidence() -> None:
+    per_source = {
+        "s1": [C("attention"), C("transformer"), C("multi-head attention")],
+        "s2": [C("attention"), C("transformer"), C("multi-head attention"), C("paged kv cache")],
+        "s3": [C("attention"), C("transformer"), C("paged kv cache")],
+        "s4": [C("attention"), C("rotary position embedding")],
+    }
+    graph = merge_concepts(per_source)
+    levels = {c.slug: c.level for c in graph.concepts}
+    assert levels["attention"] == 0 and levels["transformer"] == 0
+    assert levels["rotary-position-embedding"] == 2
+    edges = {(e.source, e.target): e for e in graph.edges}
+    spec = edges[("attention", "multi-head-attention")]
+    assert spec.type == "specialization" and "token containment" in spec.evidence
+    assert ("multi-head-attention", "attention") not in edges
+    rel = edges[("attention", "transformer")]
+    assert rel.type == "related" and rel.evidence.startswith("co-occur in 3 sources")
+    pre = edges[("transformer", "paged-kv-cache")]
+    assert pre.type == "prerequisite" and pre.weight == 2.0
+    # nothing links concepts that co-occur in one source only
+    assert not any("rotary-position-embedding" in k for k in edges)
+    analysis = analyze(graph)
+    assert analysis.components[0][0] == "attention"
+    assert max(analysis.pagerank, key=lambda s: analysis.pagerank[s]) == "attention"
+    assert analysis.degree["rotary-position-embedding"] == 0
+
+
+def test_stated_parent_becomes_prerequisite() -> None:
+    graph = merge_concepts(
+        {
+            "s1": [C("gradient descent"), C("adam optimizer", parent="gradient descent")],
+            "s2": [C("dropout")],
+        }
+    )
+    (edge,) = [e for e in graph.edges if e.type == "prerequisite"]
+    assert (edge.source, edge.target) == ("gradient-descent", "adam-optimizer")
+    assert edge.evidence == "parent stated by the extraction of s1"
+
+
+WORKSPACE = {
+    "p1": (
+        "Attention Is What Transformers Need",
+        "The transformer architecture relies on attention. We propose a transformer with "
+        "multi-head attention for machine translation. Results show that multi-head attention "
+        "improves translation quality by 2.0 BLEU over recurrent networks.",
+    ),
+    "p2": (
+        "Sparse Attention Patterns for Long Documents",
+        "Attention in the transformer scales quadratically with sequence length. We introduce "
+        "block sparse attention patterns that reduce memory by 60%. Our transformer with "
+        "multi-head attention handles long documents on the arXiv summarization benchmark.",
+    ),
+    "p3": (
+        "Linear Attention Transformers",
+        "We present a transformer whose attention is computed with kernel feature maps. "
+        "Kernelized linear attention achieves linear complexity in sequence length while "
+        "matching softmax attention on language modeling.",
+    ),
+    "p4": (
+        "FlashAttention: IO-Aware Exact Attention",
+        "Attention is slow and memory-hungry on long sequences. We show that an IO-aware "
+        "tiling algorithm computes exact attention in the transformer with fewer memory reads, "
+        "and it speeds up training by 3x.",
+    ),
+    "p5": (
+        "Pretraining Transformers with Masked Language Modeling",
+        "Bidirectional encoder representations from transformers (BERT) pretrain a transformer "
+        "encoder with masked language modeling. We find that BERT fine-tuning with attention "
+        "outperforms feature-based transfer on question answering.",
+    ),
+    "p6": (
+        "Distilling BERT into Small Students",
+        "Knowledge distillation compresses BERT into a smaller transformer. We show that "
+        "attention transfer between teacher and student improves accuracy by 1.5 points "
+        "on the GLUE benchmark.",
+    ),
+}
+
+
+def test_synthetic_workspace_yields_all_three_levels() -> None:
+    extractions = {sid: extract_offline(t, a, []) for sid, (t, a) in WORKSPACE.items()}
+    acronyms = combined_acronyms(extractions.values())
+    assert acronyms["BERT"].lower() == "bidirectional encoder representations from transformers"
+    graph = merge_concepts({sid: ex.concepts for sid, ex in extractions.items()}, acronyms)
+    by_slug = graph.by_slug()
+    assert {c.level for c in graph.concepts} == {0, 1, 2}
+    assert by_slug["attention"].level == 0
+    assert by_slug["transformer"].level == 0
+    assert by_slug["multi-head-attention"].df == 2
+    assert by_slug["kernel-feature-maps"].level == 2
+    assert any(
+        e.type == "specialization" and (e.source, e.target) == ("attention", "multi-head-attention")
+        for e in graph.edges
+    )
+    # determinism
+    again = merge_concepts({sid: ex.concepts for sid, ex in extractions.items()}, acronyms)
+    assert again == graph
+
+
+def test_acl_bert_papers_merge_and_level() -> None:
+    path = DATA / "catalog" / "acl2020" / "papers.jsonl"
+    if not path.exists():
+        pytest.skip(f"shared data not found at {path} (a user's clone without ../shared/data)")
+    records = [json.loads(line) for line in path.open(encoding="utf-8")]
+    bert = [r for r in records if "BERT" in r["title"] and r.get("abstract")][:12]
+    assert len(bert) == 12
+    extractions = {r["id"]: extract_offline(r["title"], r["abstract"], []) for r in bert}
+    graph = merge_concepts(
+        {sid: ex.concepts for sid, ex in extractions.items()},
+        combined_acronyms(extractions.values()),
+    )
+    by_slug = graph.by_slug()
+    assert by_slug["bert"].df >= 6 and by_slug["bert"].level == 0
+    assert {c.level for c in graph.concepts} == {0, 1, 2}
+    assert all(e.evidence for e in graph.edges)

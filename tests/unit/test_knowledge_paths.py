@@ -1,0 +1,66 @@
+from marginalia.knowledge.concepts import ConceptEdge
+from marginalia.knowledge.paths import PathSource, plan_learning_path, reading_minutes
+
+
+def _edge(a: str, b: str, w: float = 1.0, t: str = "prerequisite") -> ConceptEdge:
+    return ConceptEdge(a, b, t, w, "test")  # type: ignore[arg-type]
+
+
+def test_prerequisites_come_first() -> None:
+    sources = [
+        PathSource(
+            "flash",
+            "FlashAttention",
+            "",
+            25_000,
+            {"attention": 0, "flash-attention": 2},
+            ("IO-aware tiling is 3x faster.",),
+        ),
+        PathSource("mha", "Multi-head attention", "", 12_500, {"multi-head-attention": 1}),
+        PathSource("intro", "Attention basics", "", 100, {"attention": 0}),
+    ]
+    edges = [
+        _edge("attention", "multi-head-attention", 2.0, "specialization"),
+        _edge("multi-head-attention", "flash-attention", 1.0),
+    ]
+    plan = plan_learning_path(sources, edges)
+    order = [s.source_id for s in plan.steps]
+    assert order == ["intro", "mha", "flash"]
+    steps = {s.source_id: s for s in plan.steps}
+    assert steps["mha"].prerequisites == ("intro",)
+    assert steps["flash"].prerequisites == ("mha",)
+    assert steps["intro"].difficulty == "beginner"
+    assert steps["mha"].difficulty == "intermediate"
+    assert steps["flash"].difficulty == "intermediate"  # mean level 1.0
+    assert steps["flash"].key_takeaways == ("IO-aware tiling is 3x faster.",)
+    assert steps["flash"].concepts_covered == ("attention", "flash-attention")
+    assert steps["flash"].new_concepts == ("flash-attention",)
+    assert [s.reading_minutes for s in plan.steps] == [1, 10, 20]
+    assert plan.broken_cycles == ()
+
+
+def test_cycle_is_broken_at_the_lightest_edge_and_reported() -> None:
+    sources = [
+        PathSource("x", "X", concepts={"a": 1}),
+        PathSource("y", "Y", concepts={"b": 1}),
+        PathSource("z", "Z", concepts={"c": 1}),
+    ]
+    edges = [_edge("a", "b", 3.0), _edge("b", "c", 2.0), _edge("c", "a", 1.0)]
+    plan = plan_learning_path(sources, edges)
+    assert [s.source_id for s in plan.steps] == ["x", "y", "z"]
+    assert plan.broken_cycles == ("z -> x (weight 1)",)
+    assert any("cycles" in n for n in plan.notes)
+    # equal weights: the lexicographically last dependency is dropped
+    tie = plan_learning_path(sources[:2], [_edge("a", "b", 1.0), _edge("b", "a", 1.0)])
+    assert tie.broken_cycles == ("y -> x (weight 1)",)
+    assert [s.source_id for s in tie.steps] == ["x", "y"]
+
+
+def test_reading_time_and_no_concepts() -> None:
+    assert reading_minutes(0) == 1
+    assert reading_minutes(12_500) == 10
+    assert reading_minutes(13_800) == 11
+    plan = plan_learning_path([PathSource("b", "B"), PathSource("a", "A")], [])
+    assert [s.source_id for s in plan.steps] == ["a", "b"]
+    assert all(s.difficulty == "intermediate" for s in plan.steps)
+    assert plan.notes

@@ -1,0 +1,64 @@
+from marginalia.knowledge.wiki import (
+    CitedSentence,
+    WikiConcept,
+    broken_links,
+    extract_citations,
+    extract_links,
+    resolve_links,
+    write_concept_pages,
+)
+
+CONCEPTS = [
+    WikiConcept(
+        "attention",
+        "attention",
+        "Attention weighs inputs.",
+        ("s1", "s2"),
+        related=("transformer", "ghost"),
+    ),
+    WikiConcept("transformer", "transformer", None, ("s1",), related=("attention",)),
+    WikiConcept("dropout", "dropout", None, ("s2",), related=("attention",)),  # no evidence
+]
+SENTENCES = {
+    "s1": [
+        CitedSentence("The Transformer uses attention everywhere.", "s1", 0),
+        CitedSentence("Transformers replace recurrence.", "s1", 2),
+    ],
+    "s2": [
+        CitedSentence("Sparse attention [[evil]] cuts memory.", "s2", None),
+        CitedSentence("Nothing relevant here.", "s2", 1),
+    ],
+}
+
+
+def test_pages_cite_and_links_resolve() -> None:
+    pages = write_concept_pages(CONCEPTS, SENTENCES)
+    assert [p.slug for p in pages] == ["attention", "transformer"]  # dropout has no evidence
+    known = {p.slug for p in pages}
+    for page in pages:
+        assert resolve_links(page.body_markdown, known) == list(page.links)
+        assert broken_links(page.body_markdown, known) == []
+        assert extract_citations(page.body_markdown) == list(page.cited)
+    attention = pages[0]
+    assert attention.links == ("transformer",)  # "ghost" has no page
+    assert "[source:s1#0]" in attention.body_markdown
+    assert "[source:s2]" in attention.body_markdown
+    assert "[[evil]]" not in attention.body_markdown
+    assert attention.cited == (("s1", 0), ("s2", None))
+    transformer = pages[1]
+    assert transformer.cited == (("s1", 0), ("s1", 2))
+    assert "Related: [[attention]]" in transformer.body_markdown
+
+
+def test_max_pages_keeps_links_resolvable() -> None:
+    pages = write_concept_pages(CONCEPTS, SENTENCES, centrality={"transformer": 1.0}, max_pages=1)
+    assert [p.slug for p in pages] == ["transformer"]
+    assert pages[0].links == ()
+    assert extract_links(pages[0].body_markdown) == []
+
+
+def test_link_helpers() -> None:
+    body = "See [[a]], [[b|Bee]] and [[a]] again, and [[c]]."
+    assert extract_links(body) == ["a", "b", "c"]
+    assert resolve_links(body, {"a", "c"}) == ["a", "c"]
+    assert broken_links(body, {"a", "c"}) == ["b"]
