@@ -75,3 +75,52 @@ class JobEventOut(BaseModel):
     progress: float | None
     data: dict[str, Any]
     created_at: datetime | None
+
+
+class SourceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: uuid.UUID
+    workspace_id: uuid.UUID
+    kind: str
+    origin: str
+    status: str
+    title: str | None
+    authors: list[str]
+    year: int | None
+    venue: str | None
+    abstract: str | None
+    url: str | None
+    doi: str | None
+    arxiv_id: str | None
+    openalex_id: str | None
+    citation_count: int | None
+    content_hash: str | None
+    abstract_only: bool
+    file_name: str | None
+    content_type: str | None
+    byte_size: int | None
+    page_count: int | None
+    quality_score: float | None
+    summary: str | None
+    tldr: str | None
+    created_at: datetime
+
+
+class ChunkOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: int
+    chunk_index: int
+    text: str
+    section_type: str
+    section_title: str | None
+    page_start: int | None
+    page_end: int | None
+    char_start: int | None
+    char_end: int | None
+    token_count: int
+
+
+class PageOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    page_number: int
+    text: str

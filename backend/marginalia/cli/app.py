@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from marginalia.cli import ingest_cmds
 from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
 from marginalia.config import get_settings
 from marginalia.services import workspaces as ws_service
@@ -25,6 +26,7 @@ jobs_app = typer.Typer(no_args_is_help=True, help="Inspect, follow, resume and r
 app.add_typer(db_app, name="db")
 app.add_typer(workspace_app, name="workspace")
 app.add_typer(jobs_app, name="jobs")
+ingest_cmds.register(app)
 
 
 def main() -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from marginalia.config import Settings
-from marginalia.db import Database
 from marginalia.jobs.runner import run_job
+
+if TYPE_CHECKING:
+    from marginalia.services.container import Services
 
 ARQ_FUNCTION = "run_marginalia_job"
 
@@ -26,13 +27,14 @@ class InProcessBackend:
 
     name = "in-process"
 
-    def __init__(self, db: Database, settings: Settings) -> None:
-        self._db = db
-        self._settings = settings
+    def __init__(self) -> None:
+        # Set by open_services once the container that owns this backend exists.
+        self.services: Services | None = None
         self._tasks: dict[uuid.UUID, asyncio.Task[str]] = {}
 
     async def submit(self, job_id: uuid.UUID) -> None:
-        task = asyncio.create_task(run_job(self._db, self._settings, job_id, backend=self.name))
+        assert self.services is not None, "InProcessBackend used before open_services attached it"
+        task = asyncio.create_task(run_job(self.services, job_id, backend=self.name))
         self._tasks[job_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(job_id, None))
 
@@ -76,7 +78,7 @@ class ArqBackend:
             self._pool = None
 
 
-def make_backend(settings: Settings, db: Database) -> JobBackend:
-    if settings.redis_url:
-        return ArqBackend(settings.redis_url)
-    return InProcessBackend(db, settings)
+def make_backend(redis_url: str | None) -> JobBackend:
+    if redis_url:
+        return ArqBackend(redis_url)
+    return InProcessBackend()

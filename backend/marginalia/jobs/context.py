@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from marginalia.config import Settings
 from marginalia.db import Database
 from marginalia.db.repositories import jobs as jobs_repo
+
+if TYPE_CHECKING:
+    from marginalia.services.container import Services
 
 
 class JobCancelled(Exception):
@@ -24,6 +27,7 @@ class JobContext:
     workspace_id: uuid.UUID | None
     db: Database
     settings: Settings
+    services: Services
     resumed: bool = False
     _cancelled: bool = field(default=False, repr=False)
 

@@ -47,4 +47,6 @@ def load_job_modules() -> None:
 # Each stage package that defines jobs is listed here.
 _JOB_MODULES = [
     "marginalia.jobs.diagnostics",
+    "marginalia.ingest.jobs",
+    "marginalia.embed.reembed",
 ]

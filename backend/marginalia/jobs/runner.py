@@ -8,13 +8,14 @@ import os
 import socket
 import uuid
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from marginalia.config import Settings
-from marginalia.db import Database
 from marginalia.db.repositories import jobs as jobs_repo
 from marginalia.jobs.context import JobCancelled, JobContext
 from marginalia.jobs.registry import get_job_function
+
+if TYPE_CHECKING:
+    from marginalia.services.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +24,9 @@ def worker_name(backend: str) -> str:
     return f"{backend}:{socket.gethostname()}:{os.getpid()}"
 
 
-async def run_job(db: Database, settings: Settings, job_id: uuid.UUID, *, backend: str) -> str:
+async def run_job(services: Services, job_id: uuid.UUID, *, backend: str) -> str:
     """Execute a queued job; returns its final status ('skipped' if it was not claimable)."""
+    db, settings = services.db, services.settings
     async with db.transaction() as session:
         job = await jobs_repo.claim(session, job_id, worker_name(backend))
         if job is None:
@@ -46,6 +48,7 @@ async def run_job(db: Database, settings: Settings, job_id: uuid.UUID, *, backen
         workspace_id=job.workspace_id,
         db=db,
         settings=settings,
+        services=services,
         resumed=resumed,
     )
     beat = asyncio.create_task(_heartbeat(ctx, settings.jobs.heartbeat_s))

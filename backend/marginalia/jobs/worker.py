@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import uuid
 from typing import Any
 
 from marginalia.config import Settings, get_settings
-from marginalia.db import migrate, open_database
 from marginalia.jobs.backends import ARQ_FUNCTION
 from marginalia.jobs.registry import load_job_modules
 from marginalia.jobs.runner import run_job
-from marginalia.jobs.service import JobService
+from marginalia.services.container import open_services
 
 log = logging.getLogger(__name__)
 
@@ -20,26 +18,21 @@ log = logging.getLogger(__name__)
 async def _startup(ctx: dict[str, Any]) -> None:
     settings: Settings = ctx.get("settings") or get_settings()
     load_job_modules()
-    db = await asyncio.to_thread(open_database, settings)
-    await asyncio.to_thread(migrate.upgrade, db.location.url)
-    ctx["settings"] = settings
-    ctx["db"] = db
-    from marginalia.jobs.backends import ArqBackend
-
-    assert settings.redis_url
-    recovered = await JobService(db, settings, ArqBackend(settings.redis_url)).recover_stale()
+    services = await open_services(settings)
+    ctx["services"] = services
+    recovered = await services.jobs.recover_stale()
     if recovered:
         log.warning("marked %d stale job(s) as interrupted", len(recovered))
 
 
 async def _shutdown(ctx: dict[str, Any]) -> None:
-    db = ctx.get("db")
-    if db is not None:
-        await db.dispose()
+    services = ctx.get("services")
+    if services is not None:
+        await services.close()
 
 
 async def run_marginalia_job(ctx: dict[str, Any], job_id: str) -> str:
-    return await run_job(ctx["db"], ctx["settings"], uuid.UUID(job_id), backend="arq")
+    return await run_job(ctx["services"], uuid.UUID(job_id), backend="arq")
 
 
 run_marginalia_job.__qualname__ = ARQ_FUNCTION

@@ -1,0 +1,190 @@
+"""SQL for sources, their pages and chunks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
+
+from marginalia.db.models import Chunk, Source, SourcePage
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    chunk_index: int
+    text: str
+    section_type: str
+    section_title: str | None
+    page_start: int | None
+    page_end: int | None
+    char_start: int | None
+    char_end: int | None
+    token_count: int
+    embedding: np.ndarray
+
+
+async def insert_source(
+    session: AsyncSession,
+    *,
+    workspace_id: uuid.UUID,
+    fields: dict[str, Any],
+    pages: Sequence[tuple[int, str]],
+    chunks: Sequence[NewChunk],
+) -> Source:
+    """Insert a ready source with its pages and chunks in the caller's transaction.
+
+    Everything lands in one transaction, so a half-ingested source is never visible
+    (invariant 5). Vectors must already be L2-normalised (invariant 2).
+    """
+    source = Source(workspace_id=workspace_id, status="ready", **fields)
+    session.add(source)
+    await session.flush()
+    if pages:
+        await session.execute(
+            insert(SourcePage),
+            [{"source_id": source.id, "page_number": n, "text": t} for n, t in pages],
+        )
+    if chunks:
+        await session.execute(
+            insert(Chunk),
+            [
+                {
+                    "source_id": source.id,
+                    "workspace_id": workspace_id,
+                    "chunk_index": c.chunk_index,
+                    "text": c.text,
+                    "section_type": c.section_type,
+                    "section_title": c.section_title,
+                    "page_start": c.page_start,
+                    "page_end": c.page_end,
+                    "char_start": c.char_start,
+                    "char_end": c.char_end,
+                    "token_count": c.token_count,
+                    "embedding": c.embedding,
+                }
+                for c in chunks
+            ],
+        )
+    await session.refresh(source)
+    return source
+
+
+async def get(session: AsyncSession, source_id: uuid.UUID) -> Source | None:
+    return await session.get(Source, source_id)
+
+
+async def find_by_hash(
+    session: AsyncSession, workspace_id: uuid.UUID, content_hash: str
+) -> Source | None:
+    result = await session.execute(
+        select(Source).where(
+            col(Source.workspace_id) == workspace_id, col(Source.content_hash) == content_hash
+        )
+    )
+    return result.scalars().first()
+
+
+async def list_for_workspace(
+    session: AsyncSession, workspace_id: uuid.UUID, *, limit: int = 500, offset: int = 0
+) -> list[Source]:
+    result = await session.execute(
+        select(Source)
+        .where(col(Source.workspace_id) == workspace_id)
+        .order_by(col(Source.created_at), col(Source.id))
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(result.scalars().all())
+
+
+async def identities(session: AsyncSession, workspace_id: uuid.UUID) -> list[dict[str, Any]]:
+    """What the dedup cascade compares against: ids, titles and identifiers."""
+    result = await session.execute(
+        select(
+            col(Source.id),
+            col(Source.title),
+            col(Source.normalized_url),
+            col(Source.doi),
+            col(Source.arxiv_id),
+            col(Source.openalex_id),
+        ).where(col(Source.workspace_id) == workspace_id)
+    )
+    return [dict(row._mapping) for row in result.all()]
+
+
+async def nearest_by_mean_embedding(
+    session: AsyncSession, workspace_id: uuid.UUID, vector: np.ndarray, *, limit: int = 5
+) -> list[tuple[uuid.UUID, float]]:
+    distance = mean_embedding_column().cosine_distance(vector)
+    result = await session.execute(
+        select(col(Source.id), (1 - distance).label("similarity"))
+        .where(col(Source.workspace_id) == workspace_id, col(Source.mean_embedding).is_not(None))
+        .order_by(distance)
+        .limit(limit)
+    )
+    return [(row[0], float(row[1])) for row in result.all()]
+
+
+def mean_embedding_column() -> Any:
+    # pgvector's comparator methods (cosine_distance, ...) are invisible to the type checker.
+    return col(Source.mean_embedding)
+
+
+async def chunks_for_source(
+    session: AsyncSession, source_id: uuid.UUID, *, limit: int = 1000, offset: int = 0
+) -> list[Chunk]:
+    result = await session.execute(
+        select(Chunk)
+        .where(col(Chunk.source_id) == source_id)
+        .order_by(col(Chunk.chunk_index))
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(result.scalars().all())
+
+
+async def pages_for_source(session: AsyncSession, source_id: uuid.UUID) -> list[SourcePage]:
+    result = await session.execute(
+        select(SourcePage)
+        .where(col(SourcePage.source_id) == source_id)
+        .order_by(col(SourcePage.page_number))
+    )
+    return list(result.scalars().all())
+
+
+async def count_chunks(session: AsyncSession, source_id: uuid.UUID) -> int:
+    value = await session.scalar(
+        select(func.count()).select_from(Chunk).where(col(Chunk.source_id) == source_id)
+    )
+    return int(value or 0)
+
+
+async def delete_source(session: AsyncSession, source_id: uuid.UUID) -> bool:
+    result = await session.execute(
+        delete(Source).where(col(Source.id) == source_id).returning(col(Source.id))
+    )
+    return result.first() is not None
+
+
+async def file_key_in_use(session: AsyncSession, file_key: str) -> bool:
+    value = await session.scalar(
+        select(func.count()).select_from(Source).where(col(Source.file_key) == file_key)
+    )
+    return bool(value)
+
+
+async def all_chunk_texts(
+    session: AsyncSession, *, after_id: int = 0, limit: int = 512
+) -> list[tuple[int, str]]:
+    """Chunk ids and texts in id order (for re-embedding in batches)."""
+    result = await session.execute(
+        text("SELECT id, text FROM chunks WHERE id > :after ORDER BY id LIMIT :limit"),
+        {"after": after_id, "limit": limit},
+    )
+    return [(int(r[0]), str(r[1])) for r in result.all()]

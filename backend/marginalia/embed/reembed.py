@@ -1,0 +1,77 @@
+"""`marginalia reembed`: re-embed every stored vector with the configured model and pin it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marginalia.db.repositories import embedding_model as pin_repo
+from marginalia.db.repositories import embeddings as repo
+from marginalia.embed.base import Embedder
+from marginalia.jobs.context import JobContext
+from marginalia.jobs.registry import job
+
+BATCH = 256
+
+
+def fit_to_window(embedder: Embedder, text: str) -> str:
+    """Texts that are not chunks (wiki pages, descriptions) may exceed the window; embed
+    their opening words that fit. Chunks never need this: they are sized to the window."""
+    if embedder.count_tokens(text) <= embedder.max_tokens:
+        return text
+    words = text.split()
+    lo, hi = 0, len(words)
+    while lo < hi:  # the longest prefix of words that fits
+        mid = (lo + hi + 1) // 2
+        if embedder.count_tokens(" ".join(words[:mid])) <= embedder.max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo])
+
+
+@job("reembed")
+async def reembed_job(ctx: JobContext) -> dict[str, Any]:
+    services = ctx.services
+    embedder = services.embedder
+    counts: dict[str, int] = {}
+    async with services.db.transaction() as session:
+        dims = await repo.column_dims(session)
+        if any(d != embedder.dim for d in dims.values()):
+            await ctx.emit(f"changing vector columns to {embedder.dim} dimensions", stage="schema")
+            await repo.change_dimension(session, embedder.dim)
+    for position, (table, key, column, expression) in enumerate(repo.VECTOR_COLUMNS):
+        after: str | int | None = None
+        done = 0
+        while True:
+            async with services.db.session() as session:
+                rows = await repo.texts_after(session, table, key, expression, after, BATCH)
+            if not rows:
+                break
+            texts = [fit_to_window(embedder, t) if table != "chunks" else t for _, t in rows]
+            wanted = [i for i, t in enumerate(texts) if t.strip()]
+            by_index = {}
+            if wanted:
+                vectors = await embedder.embed_documents([texts[i] for i in wanted])
+                by_index = {i: vectors[n] for n, i in enumerate(wanted)}
+            async with services.db.transaction() as session:
+                await repo.write_vectors(
+                    session,
+                    table,
+                    key,
+                    column,
+                    [(rows[i][0], by_index.get(i)) for i in range(len(rows))],
+                )
+            done += len(rows)
+            after = rows[-1][0]
+            await ctx.emit(
+                f"{table}: {done} re-embedded",
+                stage="embedding",
+                progress=(position + 0.5) / len(repo.VECTOR_COLUMNS),
+                type="progress",
+            )
+        counts[table] = done
+    async with services.db.transaction() as session:
+        await repo.refresh_source_means(session)
+        await pin_repo.repin(session, embedder.model_id, embedder.dim)
+    await ctx.emit(f"pinned {embedder.model_id} ({embedder.dim}-d)", stage="done", progress=1.0)
+    return {"model": embedder.model_id, "dim": embedder.dim, "reembedded": counts}

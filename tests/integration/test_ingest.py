@@ -1,0 +1,323 @@
+"""Reading documents end to end on the real database: every shared PDF, idempotency,
+the dedup cascade, refusals that change nothing, and the source API."""
+
+from __future__ import annotations
+
+import io
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from marginalia.ingest.documents import Page, text_at
+from marginalia.ingest.pipeline import IngestOutcome, SourceMetadata, ingest_document
+from marginalia.jobs.events import follow_events
+from marginalia.services import workspaces as ws_service
+from marginalia.services.container import Services
+
+
+async def _counts(services: Services) -> tuple[int, int, int, int]:
+    async with services.db.session() as session:
+        row = (
+            await session.execute(
+                text(
+                    "SELECT (SELECT count(*) FROM sources), (SELECT count(*) FROM chunks), "
+                    "(SELECT count(*) FROM source_pages), (SELECT count(*) FROM jobs)"
+                )
+            )
+        ).one()
+    return (int(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+
+@pytest.fixture(scope="module")
+async def pdf_workspace(
+    services: Services, shared_data: Path
+) -> AsyncIterator[tuple[uuid.UUID, list[IngestOutcome]]]:
+    ws = await ws_service.create_workspace(services.db, name=f"pdfs-{uuid.uuid4().hex[:6]}")
+    outcomes = []
+    for pdf in sorted((shared_data / "pdfs").glob("*.pdf")):
+        outcomes.append(
+            await ingest_document(
+                services,
+                ws.id,
+                data=pdf.read_bytes(),
+                filename=pdf.name,
+                content_type="application/pdf",
+            )
+        )
+    yield ws.id, outcomes
+    await ws_service.delete_workspace(services.db, ws.id)
+
+
+async def test_every_pdf_ingests_with_sections_and_offsets(
+    services: Services, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]]
+) -> None:
+    workspace_id, outcomes = pdf_workspace
+    assert len(outcomes) == 9 and all(o.status == "created" for o in outcomes)
+    embedder = services.embedder
+    async with services.db.session() as session:
+        for outcome in outcomes:
+            pages = [
+                Page(r[0], r[1])
+                for r in (
+                    await session.execute(
+                        text(
+                            "SELECT page_number, text FROM source_pages WHERE source_id = :s ORDER BY page_number"
+                        ),
+                        {"s": outcome.source_id},
+                    )
+                ).all()
+            ]
+            chunks = (
+                await session.execute(
+                    text(
+                        "SELECT chunk_index, text, section_type, page_start, page_end, char_start, char_end, "
+                        "token_count, vector_norm(embedding) FROM chunks WHERE source_id = :s ORDER BY chunk_index"
+                    ),
+                    {"s": outcome.source_id},
+                )
+            ).all()
+            assert chunks, outcome.filename
+            assert [c[0] for c in chunks] == list(range(len(chunks)))
+            types = {c[2] for c in chunks}
+            assert "references" not in types  # the reference list is kept apart
+            assert types & {
+                "introduction",
+                "methods",
+                "results",
+                "discussion",
+                "conclusion",
+                "abstract",
+            }, outcome.filename
+            for index, body, _type, p0, p1, c0, c1, tokens, norm in chunks:
+                assert 1 <= p0 <= p1 <= len(pages)
+                assert text_at(pages, p0, c0, p1, c1) == body  # highlightable on its page
+                assert embedder.count_tokens(body) == tokens <= embedder.max_tokens  # invariant 1
+                assert abs(norm - 1.0) < 1e-3  # invariant 2
+
+
+async def test_same_file_twice_is_one_source(
+    services: Services, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]], shared_data: Path
+) -> None:
+    workspace_id, outcomes = pdf_workspace
+    before = await _counts(services)
+    again = await ingest_document(
+        services,
+        workspace_id,
+        data=(shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes(),
+        filename="copy.pdf",
+    )
+    assert again.status == "duplicate" and again.dedup_layer == "content_hash"
+    assert again.source_id == next(
+        o.source_id for o in outcomes if o.filename == "specter-acl2020.pdf"
+    )
+    assert await _counts(services) == before
+
+
+async def test_near_duplicate_title_caught_by_title_layer(services: Services) -> None:
+    ws = await ws_service.create_workspace(services.db, name="dedup")
+    first = await ingest_document(
+        services,
+        ws.id,
+        data=b"# SPECTER: Document-level Representation Learning using Citation-informed Transformers\n\nWe propose SPECTER, a method to embed documents.",
+        filename="a.md",
+    )
+    second = await ingest_document(
+        services,
+        ws.id,
+        data=b"# Document-level Representation Learning with Citation-informed Transformers (SPECTER)\n\nA journal version with other words entirely.",
+        filename="b.md",
+    )
+    third = await ingest_document(
+        services,
+        ws.id,
+        data=b"# A survey of protein folding methods\n\nUnrelated.",
+        filename="c.md",
+        metadata=SourceMetadata(doi="10.1000/XYZ"),
+    )
+    fourth = await ingest_document(
+        services,
+        ws.id,
+        data=b"# Totally different words here\n\nStill the same DOI.",
+        filename="d.md",
+        metadata=SourceMetadata(doi="https://doi.org/10.1000/xyz"),
+    )
+    assert first.status == "created"
+    assert (second.status, second.dedup_layer, second.source_id) == (
+        "duplicate",
+        "title",
+        first.source_id,
+    )
+    assert second.dedup_score is not None and second.dedup_score >= 0.5
+    assert third.status == "created"
+    assert (fourth.status, fourth.dedup_layer, fourth.source_id) == (
+        "duplicate",
+        "identity",
+        third.source_id,
+    )
+
+
+def _encrypted_pdf(real: bytes) -> bytes:
+    import pikepdf
+
+    out = io.BytesIO()
+    with pikepdf.open(io.BytesIO(real)) as pdf:
+        pdf.save(out, encryption=pikepdf.Encryption(owner="o", user="secret"))
+    return out.getvalue()
+
+
+def _image_only_pdf() -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (200, 200), "white").save(out, "PDF")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "status", "code"),
+    [
+        ("truncated.pdf", lambda real: real[: len(real) // 2], 422, "corrupt_pdf"),
+        ("encrypted.pdf", _encrypted_pdf, 422, "encrypted_pdf"),
+        ("empty.pdf", lambda real: b"", 422, "empty_file"),
+        ("scan.pdf", lambda real: _image_only_pdf(), 422, "image_only_pdf"),
+        (
+            "huge.pdf",
+            lambda real: b"%PDF-1.7\n" + b"0" * (60 * 1024 * 1024),
+            413,
+            "payload_too_large",
+        ),
+        ("setup.pdf", lambda real: b"MZ\x90\x00" + b"\x00" * 4096, 415, "unsupported_type"),
+    ],
+)
+async def test_bad_uploads_are_refused_and_change_nothing(
+    client: httpx.AsyncClient,
+    services: Services,
+    shared_data: Path,
+    name: str,
+    make,
+    status: int,
+    code: str,  # type: ignore[no-untyped-def]
+) -> None:
+    real = (shared_data / "pdfs" / "trauma-bmc2010.pdf").read_bytes()
+    ws = (await client.post("/api/workspaces", json={"name": "uploads"})).json()
+    files_before = (
+        sorted(p.name for p in services.settings.files_dir.rglob("*") if p.is_file())
+        if services.settings.files_dir.exists()
+        else []
+    )
+    before = await _counts(services)
+    response = await client.post(
+        f"/api/workspaces/{ws['id']}/sources",
+        files={"files": (name, make(real), "application/pdf")},
+    )
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["error"] == code
+    assert name in body["detail"] or "MB" in body["detail"]
+    assert "Traceback" not in response.text
+    assert await _counts(services) == before
+    files_after = (
+        sorted(p.name for p in services.settings.files_dir.rglob("*") if p.is_file())
+        if services.settings.files_dir.exists()
+        else []
+    )
+    assert files_after == files_before
+
+
+async def test_upload_job_and_source_api(
+    client: httpx.AsyncClient, services: Services, shared_data: Path
+) -> None:
+    ws = (await client.post("/api/workspaces", json={"name": "api"})).json()
+    pdf = (shared_data / "pdfs" / "trauma-bmc2010.pdf").read_bytes()
+    response = await client.post(
+        f"/api/workspaces/{ws['id']}/sources",
+        files=[
+            ("files", ("trauma.pdf", pdf, "application/pdf")),
+            (
+                "files",
+                (
+                    "notes.md",
+                    b"# Notes\n\nDeep venous thrombosis prophylaxis notes.",
+                    "text/markdown",
+                ),
+            ),
+        ],
+    )
+    assert response.status_code == 202, response.text
+    job = response.json()
+    assert job["kind"] == "ingest"
+    stages = [e.stage async for e in follow_events(services.db, uuid.UUID(job["id"]))]
+    for stage in ("parsing", "chunking", "embedding", "storing"):
+        assert stage in stages
+    finished = (await client.get(f"/api/jobs/{job['id']}")).json()
+    assert finished["status"] == "succeeded", finished
+    assert finished["result"]["created"] == 2
+
+    sources = (await client.get(f"/api/workspaces/{ws['id']}/sources")).json()
+    assert len(sources) == 2
+    trauma = next(s for s in sources if s["file_name"] == "trauma.pdf")
+    assert trauma["page_count"] == 4 and trauma["title"]
+    chunks = (await client.get(f"/api/sources/{trauma['id']}/chunks")).json()
+    pages = (await client.get(f"/api/sources/{trauma['id']}/pages")).json()
+    first = chunks[0]
+    page_text = pages[first["page_start"] - 1]["text"]
+    if first["page_start"] == first["page_end"]:
+        assert page_text[first["char_start"] : first["char_end"]] == first["text"]
+
+    whole = await client.get(f"/api/sources/{trauma['id']}/file")
+    assert whole.status_code == 200 and whole.content == pdf
+    part = await client.get(f"/api/sources/{trauma['id']}/file", headers={"Range": "bytes=0-7"})
+    assert part.status_code == 206 and part.content == pdf[:8]
+    assert part.headers["content-range"] == f"bytes 0-7/{len(pdf)}"
+    tail = await client.get(f"/api/sources/{trauma['id']}/file", headers={"Range": "bytes=-10"})
+    assert tail.content == pdf[-10:]
+    bad = await client.get(
+        f"/api/sources/{trauma['id']}/file", headers={"Range": f"bytes={len(pdf) + 5}-"}
+    )
+    assert bad.status_code == 416
+
+    assert (await client.delete(f"/api/sources/{trauma['id']}")).status_code == 204
+    assert (await client.get(f"/api/sources/{trauma['id']}")).status_code == 404
+    assert (await client.get(f"/api/sources/{trauma['id']}/chunks")).status_code == 404
+    async with services.db.session() as session:
+        left = await session.scalar(
+            text("SELECT count(*) FROM chunks WHERE source_id = :s"), {"s": trauma["id"]}
+        )
+    assert left == 0
+    assert (
+        await client.post(
+            f"/api/workspaces/{uuid.uuid4()}/sources",
+            files={"files": ("a.md", b"# x\n\ny", "text/markdown")},
+        )
+    ).status_code == 404
+
+
+async def test_model_mismatch_is_refused_with_reembed_hint(services: Services) -> None:
+    from marginalia.db.repositories import embedding_model
+    from marginalia.embed.pinning import EmbeddingModelMismatch, ensure_pinned
+
+    embedder = services.embedder
+    await ensure_pinned(services.db, embedder)
+    async with services.db.transaction() as session:
+        await embedding_model.repin(session, "some/other-model", embedder.dim)
+    try:
+        with pytest.raises(EmbeddingModelMismatch, match="marginalia reembed"):
+            await ensure_pinned(services.db, embedder)
+        ws = await ws_service.create_workspace(services.db, name="mismatch")
+        with pytest.raises(EmbeddingModelMismatch):
+            await ingest_document(
+                services, ws.id, data=b"# A title of words\n\nBody text here.", filename="x.md"
+            )
+        job = await services.jobs.submit("reembed", {})
+        async for _ in follow_events(services.db, job.id):
+            pass
+        done = await services.jobs.get(job.id)
+        assert done.status == "succeeded", done.error
+        await ensure_pinned(services.db, embedder)  # re-pinned to the configured model
+    finally:
+        async with services.db.transaction() as session:
+            await embedding_model.repin(session, embedder.model_id, embedder.dim)
