@@ -92,7 +92,7 @@ async def test_every_pdf_ingests_with_sections_and_offsets(
                 "conclusion",
                 "abstract",
             }, outcome.filename
-            for index, body, _type, p0, p1, c0, c1, tokens, norm in chunks:
+            for _index, body, _type, p0, p1, c0, c1, tokens, norm in chunks:
                 assert 1 <= p0 <= p1 <= len(pages)
                 assert text_at(pages, p0, c0, p1, c1) == body  # highlightable on its page
                 assert embedder.count_tokens(body) == tokens <= embedder.max_tokens  # invariant 1

