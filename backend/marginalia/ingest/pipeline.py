@@ -100,6 +100,8 @@ class SourceMetadata:
     openalex_id: str | None = None
     citation_count: int | None = None
     origin: str = "upload"
+    # True when only the title/abstract could be had (no reachable full text).
+    abstract_only: bool = False
 
 
 @dataclass
@@ -224,6 +226,7 @@ async def ingest_document(
         "arxiv_id": next((k[6:] for k in new_record.keys if k.startswith("arxiv:")), None),
         "openalex_id": next((k[9:] for k in new_record.keys if k.startswith("openalex:")), None),
         "citation_count": meta.citation_count,
+        "abstract_only": meta.abstract_only,
         "content_hash": digest,
         "file_key": stored.key,
         "file_name": filename,
