@@ -238,7 +238,7 @@ class SafeFetcher:
             max_bytes=settings.max_download_mb * _MIB,
             max_redirects=settings.max_redirects,
             allow_private_addresses=settings.allow_private_addresses,
-            allowed_networks=allowed_networks,
+            allowed_networks=(*settings.allowed_networks, *allowed_networks),
             concurrency=settings.concurrent_downloads,
             client_factory=client_factory,
         )
