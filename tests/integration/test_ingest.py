@@ -55,7 +55,7 @@ async def pdf_workspace(
 async def test_every_pdf_ingests_with_sections_and_offsets(
     services: Services, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]]
 ) -> None:
-    workspace_id, outcomes = pdf_workspace
+    _workspace_id, outcomes = pdf_workspace
     assert len(outcomes) == 9 and all(o.status == "created" for o in outcomes)
     embedder = services.embedder
     async with services.db.session() as session:
