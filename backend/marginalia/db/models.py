@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    Text,
     UniqueConstraint,
     func,
     text,
@@ -240,6 +241,37 @@ class Chunk(SQLModel, table=True):
         default=None,
         sa_column=Column(TSVECTOR, Computed("to_tsvector('english', text)", persisted=True)),
     )
+
+
+class RetrievalPosting(SQLModel, table=True):
+    """BM25 postings: one row per (chunk, lexeme), kept exact by a trigger on chunks
+    (migration 0002). Term frequency and document length come from the chunk's tsvector."""
+
+    __tablename__ = "retrieval_postings"
+    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
+    lexeme: str = Field(sa_column=Column(Text, primary_key=True))
+    chunk_id: int = Field(
+        sa_column=Column(
+            BigInteger, ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True, index=True
+        )
+    )
+    source_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    tf: int
+    dl: int
+
+
+class RetrievalSourceStats(SQLModel, table=True):
+    """Per-source chunk count and total length, summed per workspace for BM25's N and avgdl."""
+
+    __tablename__ = "retrieval_source_stats"
+    source_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
+        )
+    )
+    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False, index=True))
+    n_chunks: int
+    total_len: int = Field(sa_column=Column(BigInteger, nullable=False))
 
 
 # ---------------------------------------------------------------------------- knowledge

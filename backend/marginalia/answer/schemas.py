@@ -1,0 +1,144 @@
+"""The answer's data: numbered passages, claims, the answer and the API bodies."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Route = Literal["wiki", "hybrid"]
+PassageKind = Literal["chunk", "wiki"]
+
+
+class Passage(BaseModel):
+    """One numbered passage of the context the answer may cite (``[n]``)."""
+
+    n: int
+    kind: PassageKind = "chunk"
+    chunk_id: int | None = None
+    # None only for a wiki page (it belongs to the workspace, not to one source).
+    source_id: uuid.UUID | None = None
+    document: str
+    section_title: str | None = None
+    page: int | None = None
+    page_end: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    wiki_slug: str | None = None
+    text: str
+    # Chunk: its fused retrieval score (RRF, or the reranker's); wiki page: its cosine.
+    score: float
+
+
+class AnswerClaim(BaseModel):
+    """One claim of an answer: what it says, the passages it cites, a verbatim quote."""
+
+    text: str
+    citations: list[int] = Field(default_factory=list)
+    quote: str | None = None
+
+
+class DroppedClaim(BaseModel):
+    claim: AnswerClaim
+    reason: str
+
+
+class Answer(BaseModel):
+    """A validated answer (invariant 3) or a refusal (invariant 4).
+
+    ``evidence_score`` is the signal named by :data:`marginalia.answer.calibration.SIGNAL`
+    ("max_sentence_support"): the highest support score of any sentence of the numbered
+    context for the (history-expanded) question, where a sentence's support is
+    ``0.6 · cosine(sentence, question) + 0.4 · idf-weighted share of the question's
+    stemmed content terms that the sentence contains`` (see
+    :func:`marginalia.answer.offline.score_sentences`). It is computed the same way for
+    every engine, before any model call; the answer is refused when it is below
+    ``threshold`` (read from ``eval/calibration.json``). ``threshold`` is None only in
+    ``score_only`` mode, which computes the score without reading a calibration.
+    """
+
+    question: str
+    # The text retrieval and scoring ran on: the question, expanded with the previous
+    # user question's terms when it is a short or pronoun-led follow-up.
+    query: str
+    text: str = ""
+    claims: list[AnswerClaim] = Field(default_factory=list)
+    refused: bool = False
+    refusal: str | None = None
+    passages: list[Passage] = Field(default_factory=list)
+    route: Route = "hybrid"
+    engine: str = "extractive"
+    evidence_score: float = 0.0
+    signal: str = "max_sentence_support"
+    threshold: float | None = None
+    dropped: list[DroppedClaim] = Field(default_factory=list)
+    history_turns: int = 0
+    notes: list[str] = Field(default_factory=list)
+    trace: dict[str, Any] = Field(default_factory=dict)
+    usage: dict[str, Any] = Field(default_factory=dict)
+
+    def cited_numbers(self) -> list[int]:
+        """Passage numbers cited by kept claims, in first-cited order."""
+        seen: list[int] = []
+        for claim in self.claims:
+            for n in claim.citations:
+                if n not in seen:
+                    seen.append(n)
+        return seen
+
+    def cited_passages(self) -> list[Passage]:
+        by_n = {p.n: p for p in self.passages}
+        return [by_n[n] for n in self.cited_numbers() if n in by_n]
+
+    def summary(self) -> dict[str, Any]:
+        """The part of the answer the stream's ``done`` event carries."""
+        return {
+            "text": self.text,
+            "claims": [c.model_dump(mode="json") for c in self.claims],
+            "refused": self.refused,
+            "refusal": self.refusal,
+            "route": self.route,
+            "engine": self.engine,
+            "evidence_score": self.evidence_score,
+            "threshold": self.threshold,
+            "cited": self.cited_numbers(),
+            "dropped": [d.model_dump(mode="json") for d in self.dropped],
+        }
+
+
+# ------------------------------------------------------------------------------ API
+
+
+class AskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=4000)
+    conversation_id: uuid.UUID | None = None
+
+
+class ConversationOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    workspace_id: uuid.UUID
+    source_id: uuid.UUID | None
+    title: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class MessageOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    role: str
+    content: str
+    cited_sources: list[Any]
+    answer: dict[str, Any] | None
+    created_at: datetime
+
+
+class ConversationDetail(ConversationOut):
+    messages: list[MessageOut]

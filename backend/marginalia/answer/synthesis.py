@@ -1,0 +1,81 @@
+"""Cited synthesis with a generative model (Anthropic Sonnet-class or OpenAI-compatible).
+
+One structured call returns claims, each with the numbers of the passages it rests on
+and a verbatim quote. Nothing the model wrote is shown before
+:func:`marginalia.answer.quotes.validate_claims` has checked it; failing claims are
+dropped, never repaired.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from marginalia.answer.schemas import AnswerClaim, Passage
+from marginalia.llm import ChatMessage, LLMProvider
+
+SYSTEM_PROMPT = """You answer research questions using ONLY the numbered passages you are given.
+
+Rules:
+- Answer as a short list of claims (1 to 6). Each claim is one or two sentences in your own words.
+- Every claim cites the passage numbers it rests on, e.g. [2] -> citations: [2]. Cite only numbers that appear in the passages.
+- Every claim carries a quote: a span copied VERBATIM, character for character, from one of the passages it cites (at least a few words, at most two sentences). Do not paraphrase, shorten with ellipses, fix typos, or add quotation marks around it.
+- Do not use outside knowledge. If the passages do not answer the question, return no claims.
+- Earlier turns of the conversation are context for what the question refers to; they are not evidence.
+"""
+
+#: Characters of each passage shown to the model (chunks are ≤ 256 tokens; wiki pages longer).
+MAX_PASSAGE_CHARS = 6000
+
+
+class SynthesisClaim(BaseModel):
+    text: str = Field(description="The claim, in your own words.")
+    citations: list[int] = Field(description="Numbers of the passages this claim rests on.")
+    quote: str = Field(description="A verbatim span copied from one of the cited passages.")
+
+
+class SynthesisOutput(BaseModel):
+    """Record the cited answer: claims, each with passage numbers and a verbatim quote."""
+
+    claims: list[SynthesisClaim] = Field(default_factory=list)
+
+
+def build_prompt(
+    question: str, passages: Sequence[Passage], history: Sequence[ChatMessage] | None
+) -> str:
+    parts: list[str] = []
+    if history:
+        parts.append("Conversation so far:")
+        for msg in history:
+            parts.append(f"{msg.role}: {' '.join(msg.content.split())[:1500]}")
+        parts.append("")
+    parts.append("Passages:")
+    for p in passages:
+        where = p.document
+        if p.page is not None:
+            where += f", p. {p.page}"
+        if p.section_title:
+            where += f", {p.section_title}"
+        parts.append(f"[{p.n}] ({where})\n{p.text[:MAX_PASSAGE_CHARS]}\n")
+    parts.append(f"Question: {question.strip()}")
+    return "\n".join(parts)
+
+
+async def synthesize_claims(
+    provider: LLMProvider,
+    *,
+    question: str,
+    passages: Sequence[Passage],
+    history: Sequence[ChatMessage] | None = None,
+) -> list[AnswerClaim]:
+    """The model's claims, unvalidated (the caller validates them)."""
+    output = await provider.structured(
+        task="synthesis",
+        system=SYSTEM_PROMPT,
+        prompt=build_prompt(question, passages, history),
+        schema=SynthesisOutput,
+    )
+    return [
+        AnswerClaim(text=c.text, citations=list(c.citations), quote=c.quote) for c in output.claims
+    ]

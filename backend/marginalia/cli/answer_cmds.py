@@ -1,0 +1,77 @@
+"""`marginalia ask`: a cited answer (or a refusal) in the terminal."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from marginalia.answer import Answer, answer_question, normalize
+from marginalia.cli.runtime import console, run, with_services
+from marginalia.errors import ValidationFailed
+from marginalia.services.container import Services
+from marginalia.services.workspaces import find_workspace
+
+
+def print_answer(answer: Answer) -> None:
+    """Claims with their [n] marks and quotes, then the numbered sources they cite."""
+    if answer.refused:
+        console.print(f"[yellow]{escape(answer.refusal or 'No answer.')}[/yellow]")
+    else:
+        for claim in answer.claims:
+            marks = "".join(f"[{n}]" for n in dict.fromkeys(claim.citations))
+            console.print(f"• {escape(claim.text)} [bold cyan]{escape(marks)}[/bold cyan]")
+            if claim.quote:
+                console.print(f"    [dim]“{escape(normalize(claim.quote))}”[/dim]")
+    cited = set(answer.cited_numbers())
+    shown = [p for p in answer.passages if p.n in cited] if cited else answer.passages
+    if shown:
+        console.print("\n[bold]Sources[/bold]" + ("" if cited else " searched"))
+        for p in shown:
+            page = f", p. {p.page}" if p.page is not None else ""
+            section = f" — {p.section_title}" if p.section_title else ""
+            console.print(f"  [{p.n}] {escape(p.document)}{page}{escape(section)}")
+    thr = f"{answer.threshold:.2f}" if answer.threshold is not None else "n/a"
+    console.print(
+        f"\n[dim]route {answer.route} · engine {answer.engine} · evidence "
+        f"{answer.evidence_score:.2f} (threshold {thr}) · {len(answer.dropped)} claim(s) dropped"
+        "[/dim]"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def ask(
+        question: Annotated[str, typer.Argument(help="The question")],
+        workspace: Annotated[str, typer.Option("--workspace", "-w", help="Workspace id or name")],
+        source: Annotated[
+            str | None, typer.Option("--source", "-s", help="Ask only this paper (source id)")
+        ] = None,
+        as_json: Annotated[
+            bool, typer.Option("--json", help="Print the full answer, trace included, as JSON")
+        ] = False,
+    ) -> None:
+        """Answer a question from a workspace's sources, with citations and quotes."""
+
+        async def go(services: Services) -> Answer:
+            ws = await find_workspace(services.db, workspace)
+            source_id: uuid.UUID | None = None
+            if source is not None:
+                try:
+                    source_id = uuid.UUID(source)
+                except ValueError:
+                    raise ValidationFailed(
+                        f"--source must be a source id, got {source!r}"
+                    ) from None
+            return await answer_question(
+                services, workspace_id=ws.id, question=question, source_id=source_id
+            )
+
+        answer = run(with_services(go))
+        if as_json:
+            typer.echo(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        else:
+            print_answer(answer)

@@ -1,0 +1,384 @@
+"""Every SQL statement retrieval runs (raw SQL through ``sqlalchemy.text``)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import bindparam, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from marginalia.config import get_settings
+from marginalia.retrieval.bm25 import DEFAULT_PARAMS, SCORE_SQL, BM25Params
+
+_DIM = get_settings().embedding.dim
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk_id: int
+    source_id: uuid.UUID
+    score: float
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    chunk_id: int
+    source_id: uuid.UUID
+    text: str
+    section_type: str
+    section_title: str | None
+    page_start: int | None
+    page_end: int | None
+    char_start: int | None
+    char_end: int | None
+
+
+@dataclass(frozen=True)
+class ConceptRow:
+    id: uuid.UUID
+    name: str
+    level: int
+    how: str  # "name" | "alias" | "embedding" | "related" | "specialization"
+    similarity: float | None = None
+
+
+# ------------------------------------------------------------------------- lexical
+
+
+async def bm25_search(
+    session: AsyncSession,
+    *,
+    workspace_id: uuid.UUID,
+    query: str,
+    source_id: uuid.UUID | None = None,
+    depth: int = 100,
+    params: BM25Params = DEFAULT_PARAMS,
+) -> list[ScoredChunk]:
+    result = await session.execute(
+        text(SCORE_SQL),
+        {
+            "ws": workspace_id,
+            "query": query,
+            "src": str(source_id) if source_id else None,
+            "k1": params.k1,
+            "b": params.b,
+            "query_tf": params.query_tf,
+            "depth": depth,
+        },
+    )
+    return [ScoredChunk(int(r[0]), r[1], float(r[2])) for r in result.all()]
+
+
+async def query_lexemes(session: AsyncSession, query: str) -> list[str]:
+    result = await session.execute(
+        text("SELECT lexeme FROM unnest(to_tsvector('english', :q)) ORDER BY lexeme"), {"q": query}
+    )
+    return [str(r[0]) for r in result.all()]
+
+
+async def workspace_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, float]:
+    """N (chunks) and avgdl of a workspace as the BM25 query sees them."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT coalesce(sum(n_chunks), 0), coalesce(sum(total_len), 0) "
+                "FROM retrieval_source_stats WHERE workspace_id = :ws"
+            ),
+            {"ws": workspace_id},
+        )
+    ).one()
+    n, total = float(row[0]), float(row[1])
+    return {"n": n, "total_len": total, "avgdl": total / n if n else 0.0}
+
+
+async def document_frequencies(
+    session: AsyncSession, workspace_id: uuid.UUID, lexemes: Sequence[str]
+) -> dict[str, int]:
+    result = await session.execute(
+        text(
+            "SELECT lexeme, count(*) FROM retrieval_postings "
+            "WHERE workspace_id = :ws AND lexeme = ANY(:lx) GROUP BY lexeme"
+        ),
+        {"ws": workspace_id, "lx": list(lexemes)},
+    )
+    return {str(r[0]): int(r[1]) for r in result.all()}
+
+
+async def recomputed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, Any]:
+    """N, total length and df of a workspace computed from ``chunks`` directly.
+
+    The trigger-maintained tables must always equal this (tests compare the two; an
+    operator can too, e.g. after restoring a dump without triggers).
+    """
+    row = (
+        await session.execute(
+            text(
+                """SELECT count(*), coalesce(sum(l.dl), 0) FROM chunks c
+                   CROSS JOIN LATERAL (
+                     SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0) AS dl
+                     FROM unnest(c.tsv) u) l
+                   WHERE c.workspace_id = :ws"""
+            ),
+            {"ws": workspace_id},
+        )
+    ).one()
+    df = await session.execute(
+        text(
+            "SELECT u.lexeme, count(*) FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u "
+            "WHERE c.workspace_id = :ws GROUP BY u.lexeme"
+        ),
+        {"ws": workspace_id},
+    )
+    return {
+        "n": int(row[0]),
+        "total_len": int(row[1]),
+        "df": {str(r[0]): int(r[1]) for r in df.all()},
+    }
+
+
+async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, Any]:
+    """The same figures as :func:`recomputed_term_stats`, read from the index tables."""
+    st = await workspace_term_stats(session, workspace_id)
+    df = await session.execute(
+        text(
+            "SELECT lexeme, count(*) FROM retrieval_postings WHERE workspace_id = :ws "
+            "GROUP BY lexeme"
+        ),
+        {"ws": workspace_id},
+    )
+    return {
+        "n": int(st["n"]),
+        "total_len": int(st["total_len"]),
+        "df": {str(r[0]): int(r[1]) for r in df.all()},
+    }
+
+
+async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> None:
+    """Rebuild a workspace's postings and source stats from its chunks (repair tool)."""
+    ws = {"ws": workspace_id}
+    await session.execute(text("DELETE FROM retrieval_postings WHERE workspace_id = :ws"), ws)
+    await session.execute(text("DELETE FROM retrieval_source_stats WHERE workspace_id = :ws"), ws)
+    length = "coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)"
+    await session.execute(
+        text(
+            f"""INSERT INTO retrieval_postings (workspace_id, lexeme, chunk_id, source_id, tf, dl)
+                SELECT c.workspace_id, u.lexeme, c.id, c.source_id,
+                       coalesce(array_length(u.positions, 1), 1), l.dl
+                  FROM chunks c
+                 CROSS JOIN LATERAL (SELECT {length} AS dl FROM unnest(c.tsv) u) l
+                 CROSS JOIN LATERAL unnest(c.tsv) u
+                 WHERE c.workspace_id = :ws"""
+        ),
+        ws,
+    )
+    await session.execute(
+        text(
+            f"""INSERT INTO retrieval_source_stats (source_id, workspace_id, n_chunks, total_len)
+                SELECT c.source_id, :ws, count(*), coalesce(sum(l.dl), 0)
+                  FROM chunks c
+                 CROSS JOIN LATERAL (SELECT {length} AS dl FROM unnest(c.tsv) u) l
+                 WHERE c.workspace_id = :ws
+                 GROUP BY c.source_id"""
+        ),
+        ws,
+    )
+
+
+# ------------------------------------------------------------------------- vector
+
+
+_VECTOR_WORKSPACE_SQL = text(
+    """WITH nn AS MATERIALIZED (
+           SELECT id, source_id, embedding <=> :q AS distance
+             FROM chunks
+            WHERE workspace_id = :ws AND embedding IS NOT NULL
+            ORDER BY embedding <=> :q
+            LIMIT :depth)
+       SELECT id, source_id, distance FROM nn ORDER BY distance, id"""
+).bindparams(bindparam("q", type_=Vector(_DIM)))
+
+# One source has few chunks: an exact scan through the source_id index is both exact
+# and faster than walking the HNSW graph for a handful of matching rows.
+_VECTOR_SOURCE_SQL = text(
+    """WITH c AS MATERIALIZED (
+           SELECT id, source_id, embedding <=> :q AS distance
+             FROM chunks
+            WHERE source_id = :src AND workspace_id = :ws AND embedding IS NOT NULL)
+       SELECT id, source_id, distance FROM c ORDER BY distance, id LIMIT :depth"""
+).bindparams(bindparam("q", type_=Vector(_DIM)))
+
+
+# Whether the server's pgvector has iterative index scans (0.8+), per database URL.
+_ITERATIVE_SCAN: dict[str, bool] = {}
+
+
+async def set_hnsw_search(session: AsyncSession, ef_search: int) -> None:
+    """Per-transaction HNSW knobs: a wide candidate list, and iterative scans so that a
+    workspace filter still yields ``depth`` rows (pgvector ≥ 0.8; ignored before)."""
+    bind = session.get_bind()
+    url = str(bind.engine.url)
+    has_iterative = _ITERATIVE_SCAN.get(url)
+    if has_iterative is None:
+        has_iterative = bool(
+            await session.scalar(
+                text("SELECT count(*) FROM pg_settings WHERE name = 'hnsw.iterative_scan'")
+            )
+        )
+        _ITERATIVE_SCAN[url] = has_iterative
+    # One round trip for both settings.
+    sql = f"SELECT set_config('hnsw.ef_search', '{int(ef_search)}', true)"
+    if has_iterative:
+        sql += ", set_config('hnsw.iterative_scan', 'relaxed_order', true)"
+    await session.execute(text(sql))
+
+
+async def vector_search(
+    session: AsyncSession,
+    *,
+    workspace_id: uuid.UUID,
+    query_vector: np.ndarray,
+    source_id: uuid.UUID | None = None,
+    depth: int = 100,
+    ef_search: int = 200,
+) -> list[ScoredChunk]:
+    """Nearest chunks by cosine; score = cosine similarity (1 − distance)."""
+    vec = np.asarray(query_vector, dtype=np.float32)
+    if source_id is None:
+        await set_hnsw_search(session, max(ef_search, depth))
+        result = await session.execute(
+            _VECTOR_WORKSPACE_SQL, {"q": vec, "ws": workspace_id, "depth": depth}
+        )
+    else:
+        result = await session.execute(
+            _VECTOR_SOURCE_SQL,
+            {"q": vec, "ws": workspace_id, "src": source_id, "depth": depth},
+        )
+    return [ScoredChunk(int(r[0]), r[1], 1.0 - float(r[2])) for r in result.all()]
+
+
+# ------------------------------------------------------------------------- concepts
+
+
+async def concepts_named_in(
+    session: AsyncSession, workspace_id: uuid.UUID, query: str
+) -> list[ConceptRow]:
+    """Concepts whose name or an alias occurs in the query as a phrase.
+
+    Matched on lexemes (``phraseto_tsquery``), so stemming and word boundaries apply:
+    "transformers" matches the concept "Transformer", "art" does not match "partial".
+    """
+    result = await session.execute(
+        text(
+            """WITH qv AS (SELECT to_tsvector('english', :q) AS v)
+               SELECT c.id, c.name, c.level,
+                      CASE WHEN qv.v @@ phraseto_tsquery('english', c.name) THEN 'name'
+                           ELSE 'alias' END AS how
+                 FROM concepts c CROSS JOIN qv
+                WHERE c.workspace_id = :ws
+                  AND (
+                    (numnode(phraseto_tsquery('english', c.name)) > 0
+                     AND qv.v @@ phraseto_tsquery('english', c.name))
+                    OR EXISTS (
+                      SELECT 1 FROM jsonb_array_elements_text(
+                               CASE WHEN jsonb_typeof(c.aliases) = 'array'
+                                    THEN c.aliases ELSE '[]'::jsonb END) a(alias)
+                       WHERE numnode(phraseto_tsquery('english', a.alias)) > 0
+                         AND qv.v @@ phraseto_tsquery('english', a.alias)))
+                ORDER BY c.level DESC, c.name"""
+        ),
+        {"ws": workspace_id, "q": query},
+    )
+    return [ConceptRow(r[0], str(r[1]), int(r[2]), str(r[3])) for r in result.all()]
+
+
+_CONCEPTS_NEAR_SQL = text(
+    """SELECT id, name, level, 1 - (embedding <=> :q) AS sim
+         FROM concepts
+        WHERE workspace_id = :ws AND embedding IS NOT NULL
+        ORDER BY embedding <=> :q
+        LIMIT :limit"""
+).bindparams(bindparam("q", type_=Vector(_DIM)))
+
+
+async def concepts_near(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    query_vector: np.ndarray,
+    *,
+    min_similarity: float,
+    limit: int,
+) -> list[ConceptRow]:
+    result = await session.execute(
+        _CONCEPTS_NEAR_SQL,
+        {"q": np.asarray(query_vector, dtype=np.float32), "ws": workspace_id, "limit": limit},
+    )
+    return [
+        ConceptRow(r[0], str(r[1]), int(r[2]), "embedding", float(r[3]))
+        for r in result.all()
+        if float(r[3]) >= min_similarity
+    ]
+
+
+async def expand_concepts(
+    session: AsyncSession, workspace_id: uuid.UUID, concept_ids: Sequence[uuid.UUID], *, limit: int
+) -> list[ConceptRow]:
+    """Neighbours of the seeds: related concepts (either direction) and specialisations
+    (children: ``specialization`` edges run general → specific). Strongest edges first."""
+    if not concept_ids:
+        return []
+    result = await session.execute(
+        text(
+            """SELECT c.id, c.name, c.level, x.edge_type, x.weight FROM (
+                   SELECT DISTINCT ON (nb) nb, edge_type, weight FROM (
+                       SELECT e.target_concept_id AS nb, e.edge_type, e.weight
+                         FROM concept_edges e
+                        WHERE e.workspace_id = :ws AND e.source_concept_id = ANY(:ids)
+                          AND e.edge_type IN ('related', 'specialization')
+                       UNION ALL
+                       SELECT e.source_concept_id, e.edge_type, e.weight
+                         FROM concept_edges e
+                        WHERE e.workspace_id = :ws AND e.target_concept_id = ANY(:ids)
+                          AND e.edge_type = 'related') n
+                    WHERE nb <> ALL(:ids)
+                    ORDER BY nb, weight DESC) x
+               JOIN concepts c ON c.id = x.nb
+              ORDER BY x.weight DESC, c.name
+              LIMIT :limit"""
+        ),
+        {"ws": workspace_id, "ids": list(concept_ids), "limit": limit},
+    )
+    return [ConceptRow(r[0], str(r[1]), int(r[2]), str(r[3])) for r in result.all()]
+
+
+# ------------------------------------------------------------------------- hits
+
+
+async def chunk_rows(
+    session: AsyncSession,
+    chunk_ids: Sequence[int],
+    *,
+    workspace_id: uuid.UUID,
+    source_id: uuid.UUID | None = None,
+) -> dict[int, ChunkRow]:
+    """Rows of the given chunks, restricted to the workspace (and source) again."""
+    if not chunk_ids:
+        return {}
+    result = await session.execute(
+        text(
+            """SELECT id, source_id, text, section_type, section_title,
+                      page_start, page_end, char_start, char_end
+                 FROM chunks
+                WHERE id = ANY(:ids) AND workspace_id = :ws
+                  AND (CAST(:src AS uuid) IS NULL OR source_id = CAST(:src AS uuid))"""
+        ),
+        {"ids": list(chunk_ids), "ws": workspace_id, "src": str(source_id) if source_id else None},
+    )
+    return {
+        int(r[0]): ChunkRow(int(r[0]), r[1], str(r[2]), str(r[3]), r[4], r[5], r[6], r[7], r[8])
+        for r in result.all()
+    }
