@@ -13,7 +13,7 @@ from fastapi.staticfiles import StaticFiles
 
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
-from marginalia.api.routes import answers, health, jobs, sources, workspaces
+from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
 from marginalia.config import Settings, get_settings
 from marginalia.services.container import Services, open_services
 
@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (health, workspaces, sources, answers, jobs):
+    for module in (health, workspaces, sources, knowledge, research, answers, jobs):
         app.include_router(module.router)
     _mount_frontend(app)
     return app

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from marginalia.cli import answer_cmds, ingest_cmds, qa_eval_cmds
+from marginalia.cli import answer_cmds, ingest_cmds, knowledge_cmds, qa_eval_cmds, research_cmds
 from marginalia.cli.eval_cmds import eval_app
 from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
 from marginalia.config import get_settings
@@ -28,6 +28,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(workspace_app, name="workspace")
 app.add_typer(jobs_app, name="jobs")
 ingest_cmds.register(app)
+knowledge_cmds.register(app)
+research_cmds.register(app)
 answer_cmds.register(app)
 qa_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")

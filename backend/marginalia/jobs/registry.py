@@ -49,4 +49,6 @@ _JOB_MODULES = [
     "marginalia.jobs.diagnostics",
     "marginalia.ingest.jobs",
     "marginalia.embed.reembed",
+    "marginalia.knowledge.jobs",
+    "marginalia.discovery.jobs",
 ]

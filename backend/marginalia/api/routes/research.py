@@ -1,0 +1,99 @@
+"""Research runs and BibTeX import/export for a workspace (thin: the discovery package
+does the work; progress streams from ``GET /api/jobs/{id}/events``)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Response, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from marginalia.api.deps import ServicesDep
+from marginalia.api.schemas import ErrorOut, JobOut
+from marginalia.discovery import jobs as research_jobs
+from marginalia.discovery.bibtex_io import export_bibtex, submit_bibtex_import
+from marginalia.services.workspaces import get_workspace, update_workspace
+
+router = APIRouter(
+    prefix="/api/workspaces",
+    tags=["research"],
+    responses={404: {"model": ErrorOut}, 422: {"model": ErrorOut}},
+)
+
+
+class ResearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    description: str | None = Field(
+        default=None,
+        max_length=4000,
+        description="What to research; saved as the workspace description. "
+        "Omitted: the workspace's current description.",
+    )
+    max_sources: int = Field(default=30, ge=1, le=200, description="sources ingested at most")
+    per_source_limit: int | None = Field(default=None, ge=1, le=100)
+    queries: list[str] | None = Field(
+        default=None, max_length=5, description="search these instead of the decomposition's"
+    )
+    sources: list[str] | None = Field(
+        default=None, description="restrict to these sources: arxiv, openalex, brave, catalog"
+    )
+    fetch: bool = Field(default=True, description="false: ingest abstracts only")
+
+
+@router.post(
+    "/{workspace_id}/research",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
+    summary="Run the research pipeline; returns the job (stream its events for progress)",
+)
+async def start_research(
+    workspace_id: uuid.UUID, services: ServicesDep, body: ResearchRequest | None = None
+) -> JobOut:
+    request = body or ResearchRequest()
+    workspace = await get_workspace(services.db, workspace_id)
+    description = (request.description or "").strip()
+    if description and description != workspace.description:
+        await update_workspace(services.db, workspace_id, {"description": description})
+    job = await research_jobs.submit_research(
+        services,
+        workspace_id,
+        description=description or None,
+        max_sources=request.max_sources,
+        per_source_limit=request.per_source_limit,
+        queries=request.queries,
+        sources=request.sources,
+        fetch=request.fetch,
+    )
+    return JobOut.model_validate(job)
+
+
+@router.post(
+    "/{workspace_id}/bibtex",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=JobOut,
+    summary="Import a BibTeX file (request body: the BibTeX text); returns the import job",
+)
+async def import_bibtex(
+    workspace_id: uuid.UUID,
+    services: ServicesDep,
+    bibtex: Annotated[str, Body(media_type="application/x-bibtex")],
+    fetch: bool = True,
+) -> JobOut:
+    job = await submit_bibtex_import(services, workspace_id, bibtex, fetch=fetch)
+    return JobOut.model_validate(job)
+
+
+@router.get(
+    "/{workspace_id}/bibtex",
+    response_class=Response,
+    responses={200: {"content": {"application/x-bibtex": {}}}},
+    summary="The workspace's sources as BibTeX",
+)
+async def get_bibtex(workspace_id: uuid.UUID, services: ServicesDep) -> Response:
+    text = await export_bibtex(services, workspace_id)
+    return Response(
+        text,
+        media_type="application/x-bibtex; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="workspace-{workspace_id}.bib"'},
+    )

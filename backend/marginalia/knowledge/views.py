@@ -1,0 +1,106 @@
+"""Read models of the knowledge layer, shared by the API (response models) and the CLI (JSON)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+NodeType = Literal["source", "concept", "synthesis"]
+EdgeType = Literal["similar", "discusses", "prerequisite", "specialization", "related", "cites"]
+
+
+class GraphNode(BaseModel):
+    """A canvas node. Positions are the front end's job."""
+
+    id: str = Field(description="'source:<uuid>', 'concept:<slug>' or 'synthesis:<uuid>'")
+    type: NodeType
+    label: str
+    level: int | None = Field(default=None, description="concepts: 0 foundational … 2 specialised")
+    cluster_id: uuid.UUID | None = Field(
+        default=None, description="sources: redundancy cluster, if any"
+    )
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphEdge(BaseModel):
+    id: str
+    source: str
+    target: str
+    type: EdgeType
+    label: str | None = None
+    weight: float = 1.0
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class GraphView(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class ConceptView(BaseModel):
+    id: uuid.UUID
+    slug: str
+    name: str
+    level: int
+    description: str | None
+    aliases: list[str]
+    centrality: float | None
+    source_ids: list[uuid.UUID]
+
+
+class EvidenceView(BaseModel):
+    source_id: uuid.UUID
+    source_title: str | None
+    chunk_id: int | None
+    relation: str = Field(description="supports | contradicts | qualifies | extends | related")
+    score: float = Field(description="cosine similarity of claim and passage")
+    rationale: str | None
+    engine: str | None
+
+
+class ClaimView(BaseModel):
+    id: uuid.UUID
+    source_id: uuid.UUID
+    text: str
+    quote: str | None
+    chunk_id: int | None
+    evidence: list[EvidenceView]
+
+
+class WikiPageSummary(BaseModel):
+    slug: str
+    title: str
+    revision: int
+    links: list[str]
+    updated_at: datetime
+
+
+class WikiPageView(WikiPageSummary):
+    body: str
+    cited: list[Any]
+    revisions: int
+    backlinks: list[str]
+
+
+class PathStepView(BaseModel):
+    position: int
+    source_id: uuid.UUID
+    title: str
+    difficulty: str
+    prerequisites: list[str] = Field(description="source ids of the steps to read first")
+    key_takeaways: list[str]
+    concepts_covered: list[str]
+    reading_minutes: int
+
+
+class LearningPathView(BaseModel):
+    id: uuid.UUID
+    title: str
+    engine: str | None
+    notes: str | None
+    broken_cycles: list[str]
+    created_at: datetime
+    steps: list[PathStepView]

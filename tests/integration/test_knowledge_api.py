@@ -1,0 +1,248 @@
+"""Knowledge routes, the CLI JSON shapes, the rebuild job and the LLM paths (a scripted model)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import marginalia.knowledge.jobs  # noqa: F401  (registers the job kinds)
+from marginalia.cli import knowledge_cmds
+from marginalia.knowledge import service
+from marginalia.knowledge.llm_extraction import (
+    PathAnnotation,
+    StepAnnotation,
+    WikiPageEdit,
+    WikiPlan,
+)
+from marginalia.knowledge.schemas import (
+    EvidenceJudgement,
+    ExtractedClaim,
+    ExtractedConcept,
+    Extraction,
+)
+from marginalia.knowledge.text import split_sentences
+from marginalia.knowledge.wiki import extract_links
+from marginalia.llm.base import ChatMessage, T
+from marginalia.llm.usage import Task, UsageLedger
+from marginalia.services import workspaces as ws_service
+from marginalia.services.container import Services
+from tests.integration.knowledge_support import RELATED, add_paper, catalog
+
+PAPERS = [RELATED[0], RELATED[2], RELATED[5]]  # MobileBERT, DeeBERT, TinyBERT
+
+
+@pytest.fixture(scope="module")
+async def small(services: Services, shared_data: Path) -> AsyncIterator[uuid.UUID]:
+    records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
+    ws = await ws_service.create_workspace(
+        services.db, name=f"kapi-{uuid.uuid4().hex[:8]}", description="compressing BERT"
+    )
+    for cid in PAPERS:
+        sid = await add_paper(services, ws.id, records[cid])
+        await service.update_for_source(services, ws.id, sid)
+    yield ws.id
+    await ws_service.delete_workspace(services.db, ws.id)
+
+
+async def test_routes(client: httpx.AsyncClient, small: uuid.UUID) -> None:
+    base = f"/api/workspaces/{small}"
+    graph = (await client.get(f"{base}/graph")).json()
+    assert {n["type"] for n in graph["nodes"]} >= {"source", "concept"}
+    assert all(n["level"] in (0, 1, 2) for n in graph["nodes"] if n["type"] == "concept")
+    assert {e["type"] for e in graph["edges"]} >= {"discusses", "similar"}
+
+    concepts = (await client.get(f"{base}/concepts")).json()
+    assert concepts and {"slug", "level", "aliases", "source_ids"} <= set(concepts[0])
+    claims = (await client.get(f"{base}/claims")).json()
+    assert claims and all("evidence" in c for c in claims)
+
+    pages = (await client.get(f"{base}/wiki")).json()
+    assert pages
+    page = (await client.get(f"{base}/wiki/{pages[0]['slug']}")).json()
+    assert page["revisions"] >= 1 and "backlinks" in page and page["body"]
+    assert (await client.get(f"{base}/wiki/no-such-page")).status_code == 404
+
+    assert (await client.get(f"{base}/path")).status_code in (200, 404)
+    made = await client.post(f"{base}/path")
+    assert made.status_code == 201, made.text
+    assert len(made.json()["steps"]) == len(PAPERS)
+    assert (await client.get(f"{base}/path")).json()["id"] == made.json()["id"]
+
+    job = await client.post(f"{base}/knowledge/rebuild")
+    assert job.status_code == 202, job.text
+    assert job.json()["kind"] == "knowledge.rebuild"
+
+    missing = f"/api/workspaces/{uuid.uuid4()}"
+    for url in ("/graph", "/concepts", "/claims", "/wiki", "/path"):
+        response = await client.get(missing + url)
+        assert response.status_code == 404 and response.json()["error"] == "not_found"
+    assert (await client.post(f"{missing}/knowledge/rebuild")).status_code == 404
+
+    spec = (await client.get("/openapi.json")).json()
+    assert "/api/workspaces/{workspace_id}/graph" in spec["paths"]
+
+
+async def test_rebuild_job_runs(services: Services, small: uuid.UUID) -> None:
+    from marginalia.jobs.events import follow_events
+
+    job = await services.jobs.submit(
+        "knowledge.rebuild", {"workspace_id": str(small)}, workspace_id=small
+    )
+    stages = [e.stage async for e in follow_events(services.db, job.id)]
+    done = await services.jobs.get(job.id)
+    assert done.status == "succeeded", done.error
+    assert {"extract", "concepts", "wiki"} <= set(stages)
+    assert done.result and done.result["sources"] == len(PAPERS)
+
+
+def test_cli_json_shapes(services: Services, small: uuid.UUID) -> None:
+    app = typer.Typer()
+    knowledge_cmds.register(app)
+    names = {c.name or c.callback.__name__ for c in app.registered_commands if c.callback}
+    assert names == {"graph", "wiki", "path"}
+    runner = CliRunner()
+    result = runner.invoke(app, ["graph", "--help"])
+    assert result.exit_code == 0 and "--json" in result.output
+
+
+async def test_cli_payloads(services: Services, small: uuid.UUID) -> None:
+    graph = knowledge_cmds.graph_payload(await service.graph_view(services, small))
+    assert set(graph) == {"nodes", "edges"}
+    assert all("type" in n for n in graph["nodes"])
+    assert all(isinstance(n["level"], int) for n in graph["nodes"] if n["type"] == "concept")
+    pages = [
+        await service.get_wiki_page(services, small, p.slug)
+        for p in await service.list_wiki_pages(services, small)
+    ]
+    assert set(knowledge_cmds.wiki_payload(pages)) == {"pages"}
+    path = await service.generate_learning_path(services, small)
+    assert "steps" in knowledge_cmds.path_payload(path)
+
+
+# ---------------------------------------------------------------------------- LLM paths
+
+
+class ScriptedModel:
+    """A generative provider that answers from the prompt, deterministically."""
+
+    name = "scripted"
+    is_generative = True
+
+    def __init__(self) -> None:
+        self.usage = UsageLedger()
+        self.calls: list[str] = []
+
+    def model_for(self, task: Task) -> str | None:
+        return "scripted-1"
+
+    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+        self.calls.append(schema.__name__)
+        data: Any
+        if schema is Extraction:
+            chunk = re.search(r"\[chunk 0 \| \w+\]\n(.+)", prompt, re.S)
+            assert chunk is not None
+            first = split_sentences(chunk.group(1))[0]
+            data = Extraction(
+                summary="A compact BERT.",
+                tldr="Compact BERT.",
+                claims=[
+                    ExtractedClaim(text=first, chunk_index=0, quote=first),
+                    ExtractedClaim(text="Invented.", chunk_index=0, quote="not in the text"),
+                ],
+                concepts=[
+                    ExtractedConcept(name="BERT", level=0),
+                    ExtractedConcept(name="model compression", level=1, parent="BERT"),
+                    ExtractedConcept(name="knowledge distillation", level=1, related=["BERT"]),
+                ],
+            )
+        elif schema is EvidenceJudgement:
+            data = EvidenceJudgement(relation="supports", rationale="same finding")
+        elif schema is WikiPlan:
+            sid = re.search(r"New source (\S+):", prompt)
+            assert sid is not None
+            data = WikiPlan(
+                pages=[
+                    WikiPageEdit(
+                        slug="Model Compression",
+                        title="Model compression",
+                        body_markdown=(
+                            "Model compression makes [[bert]] smaller "
+                            f"[source:{sid.group(1)}#0]. See [[no-such-page]]."
+                        ),
+                        reason="new source",
+                    ),
+                    WikiPageEdit(
+                        slug="bert",
+                        title="BERT",
+                        body_markdown="BERT is compressed by [[model-compression]].",
+                    ),
+                ]
+            )
+        elif schema is PathAnnotation:
+            ids = re.findall(r"\[([0-9a-f-]{36})\]", prompt)
+            data = PathAnnotation(
+                overview="Start small.",
+                steps=[StepAnnotation(source_id=i, takeaways=["read it"]) for i in ids],
+            )
+        else:  # pragma: no cover
+            raise AssertionError(schema)
+        return schema.model_validate(data.model_dump())
+
+    async def stream_text(
+        self, *, task: Task, system: str, messages: list[ChatMessage]
+    ) -> AsyncIterator[str]:  # pragma: no cover
+        yield ""
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_llm_paths(services: Services, shared_data: Path) -> None:
+    records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
+    ws = await ws_service.create_workspace(services.db, name=f"kllm-{uuid.uuid4().hex[:8]}")
+    model = ScriptedModel()
+    try:
+        ids: Sequence[uuid.UUID] = []
+        for cid in PAPERS:
+            sid = await add_paper(services, ws.id, records[cid])
+            update = await service.update_for_source(services, ws.id, sid, llm=model)
+            assert update.engine == "scripted:scripted-1"
+            ids = [*ids, sid]
+        claims = await service.list_claims(services, ws.id)
+        # the invented quote is dropped, the claim kept without it
+        assert any(c.text == "Invented." and c.quote is None for c in claims)
+        assert all(c.quote is None or c.chunk_id is not None for c in claims)
+        relations = {e.relation for c in claims for e in c.evidence}
+        assert "supports" in relations
+        assert all(
+            e.engine == "scripted:scripted-1"
+            for c in claims
+            for e in c.evidence
+            if e.relation != "related"
+        )
+        edges = await service.concept_edges(services, ws.id)
+        assert any(e.evidence and e.evidence.startswith("parent stated") for e in edges)
+
+        pages = {p.slug for p in await service.list_wiki_pages(services, ws.id)}
+        assert {"model-compression", "bert"} <= pages
+        page = await service.get_wiki_page(services, ws.id, "model-compression")
+        assert "[[no-such-page]]" not in page.body and set(extract_links(page.body)) <= pages
+        assert page.revisions == page.revision >= 2
+        assert (
+            "model-compression" in (await service.get_wiki_page(services, ws.id, "bert")).backlinks
+        )
+
+        path = await service.generate_learning_path(services, ws.id, llm=model)
+        assert path.engine == "scripted:scripted-1"
+        assert all(s.key_takeaways == ["read it"] for s in path.steps)
+        assert path.notes and path.notes.startswith("Start small.")
+    finally:
+        await ws_service.delete_workspace(services.db, ws.id)
