@@ -44,12 +44,12 @@ async def _pdf_passages(services: Any, pdfs: list[Path]) -> list[str]:
     return texts
 
 
-async def _scifact_passages(services: Any, beir: Path) -> list[str]:
+async def _scifact_passages(services: Any, beir: Path, limit: int | None) -> list[str]:
     from marginalia.retrieval.beir import chunk_beir_doc, load_corpus
 
     e = services.embedder
     out: list[str] = []
-    for doc in load_corpus(beir):
+    for doc in load_corpus(beir, limit=limit):
         out.extend(
             c.text
             for c in chunk_beir_doc(
@@ -62,7 +62,7 @@ async def _scifact_passages(services: Any, beir: Path) -> list[str]:
     return out
 
 
-async def measure(mode: str, corpus: str, data: Path) -> dict[str, Any]:
+async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict[str, Any]:
     from marginalia.config import get_settings
     from marginalia.services.container import open_services
     from marginalia.services.workspaces import create_workspace
@@ -122,12 +122,13 @@ async def measure(mode: str, corpus: str, data: Path) -> dict[str, Any]:
         await services.close()
 
 
-def _child(mode: str, corpus: str, data: Path, home: Path) -> dict[str, Any]:
+def _child(mode: str, corpus: str, data: Path, home: Path, limit: int | None) -> dict[str, Any]:
     env = dict(os.environ, MARGINALIA_HOME=str(home), MARGINALIA_LOG_LEVEL="WARNING")
     for var in ("DATABASE_URL", "REDIS_URL"):
         env.pop(var, None)
     out = subprocess.run(
-        [sys.executable, __file__, "--child", mode, corpus, "--data", str(data)],
+        [sys.executable, __file__, "--child", mode, corpus, "--data", str(data)]
+        + (["--scifact-limit", str(limit)] if limit else []),
         env=env,
         cwd=ROOT,
         check=True,
@@ -143,19 +144,33 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--corpus", choices=["pdfs", "scifact", "both"], default="both")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "CORPUS"))
+    parser.add_argument(
+        "--scifact-limit", type=int, default=None, help="only the first N SciFact documents"
+    )
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(asyncio.run(measure(args.child[0], args.child[1], args.data))))
+        print(
+            json.dumps(
+                asyncio.run(measure(args.child[0], args.child[1], args.data, args.scifact_limit))
+            )
+        )
         return
     corpora = ["pdfs", "scifact"] if args.corpus == "both" else [args.corpus]
-    report: dict[str, Any] = {"data": str(args.data), "repeat": args.repeat, "corpora": {}}
+    report: dict[str, Any] = {
+        "data": str(args.data),
+        "repeat": args.repeat,
+        "scifact_limit": args.scifact_limit,
+        "corpora": {},
+    }
     with tempfile.TemporaryDirectory(prefix="marginalia-bench-ingest-") as tmp:
         home = Path(tmp)
         for corpus in corpora:
             runs: dict[str, list[dict[str, Any]]] = {"embedder": [], "ingest": []}
             for _ in range(args.repeat):  # interleaved so both see the same machine load
-                runs["embedder"].append(_child("embedder", corpus, args.data, home))
-                runs["ingest"].append(_child("ingest", corpus, args.data, home))
+                runs["embedder"].append(
+                    _child("embedder", corpus, args.data, home, args.scifact_limit)
+                )
+                runs["ingest"].append(_child("ingest", corpus, args.data, home, args.scifact_limit))
             summary = {
                 mode: {
                     "passages": rs[0]["passages"],

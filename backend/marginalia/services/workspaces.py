@@ -49,6 +49,9 @@ async def update_workspace(
         if workspace is None:
             raise NotFoundError(f"no workspace with id {workspace_id}")
         cleaned = {k: v.strip() if isinstance(v, str) else v for k, v in changes.items()}
+        if "description" in cleaned and cleaned["description"] != workspace.description:
+            # Re-embedded on next use; quality relevance depends on it.
+            cleaned["description_embedding"] = None
         return await repo.update(session, workspace, cleaned)
 
 

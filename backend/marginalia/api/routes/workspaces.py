@@ -4,7 +4,7 @@ import uuid
 
 from fastapi import APIRouter, Response, status
 
-from marginalia.api.deps import DatabaseDep
+from marginalia.api.deps import DatabaseDep, ServicesDep
 from marginalia.api.schemas import (
     ErrorOut,
     WorkspaceCreate,
@@ -12,6 +12,7 @@ from marginalia.api.schemas import (
     WorkspaceOut,
     WorkspaceUpdate,
 )
+from marginalia.knowledge.service import refresh_relevance
 from marginalia.services import workspaces as service
 
 router = APIRouter(
@@ -43,10 +44,13 @@ async def get_workspace(workspace_id: uuid.UUID, db: DatabaseDep) -> WorkspaceDe
 
 @router.patch("/{workspace_id}", response_model=WorkspaceOut)
 async def update_workspace(
-    workspace_id: uuid.UUID, body: WorkspaceUpdate, db: DatabaseDep
+    workspace_id: uuid.UUID, body: WorkspaceUpdate, services: ServicesDep
 ) -> WorkspaceOut:
     changes = body.model_dump(exclude_unset=True, exclude_none=True)
-    workspace = await service.update_workspace(db, workspace_id, changes)
+    before = await service.get_workspace(services.db, workspace_id)
+    workspace = await service.update_workspace(services.db, workspace_id, changes)
+    if workspace.description != before.description:
+        await refresh_relevance(services, workspace_id)  # relevance is scored against it
     return WorkspaceOut.model_validate(workspace)
 
 
