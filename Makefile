@@ -19,7 +19,7 @@ services:
 	@scripts/ensure-redis.sh
 
 lint: setup
-	$(UV) run --frozen ruff check backend tests workers eval migrations
+	$(UV) run --frozen ruff check backend tests workers eval migrations scripts
 	$(UV) run --frozen mypy
 
 test: setup services lint

@@ -82,6 +82,9 @@ class JobSettings(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
+    # "score": legs' scores min-max scaled and summed; "rrf": reciprocal rank fusion.
+    # Measured side by side on SciFact (docs/decisions/0005-relative-score-fusion.md).
+    fusion: Literal["score", "rrf"] = "score"
     rrf_k: int = 60
     wiki_first_threshold: float = 0.75
     hnsw_ef_search: int = 200

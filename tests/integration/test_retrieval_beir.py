@@ -93,11 +93,30 @@ async def test_import_and_evaluate(services: Services, mini_beir: Path) -> None:
         ).one()
     assert row[0] == row[1] == n_docs
     assert row[2] >= n_docs and row[3] <= services.embedder.max_tokens
+    async with services.db.session() as session:
+        # Each source's mean embedding, as for uploads: the normalised mean of its chunks.
+        worst = await session.scalar(
+            text(
+                """SELECT max(s.mean_embedding <=> m.v) FROM sources s
+                     JOIN (SELECT source_id, l2_normalize(avg(embedding)) AS v
+                             FROM chunks WHERE workspace_id = :ws GROUP BY source_id) m
+                       ON m.source_id = s.id
+                    WHERE s.workspace_id = :ws"""
+            ),
+            {"ws": ws},
+        )
+        missing = await session.scalar(
+            text(
+                "SELECT count(*) FROM sources WHERE workspace_id = :ws AND mean_embedding IS NULL"
+            ),
+            {"ws": ws},
+        )
+    assert missing == 0 and worst is not None and worst < 1e-5
 
     queries = load_queries(mini_beir)
     qrels = load_qrels(mini_beir, "dev")
     report = await evaluate_retrieval(services, ws, queries, qrels, warmup=1)
-    assert set(report["legs"]) == {"vector", "lexical", "concept", "fusion"}
+    assert set(report["legs"]) == {"vector", "lexical", "concept", "fusion", "fusion_rrf"}
     for name, m in report["legs"].items():
         assert set(m) == set(METRICS)
         assert all(0.0 <= v <= 1.0 for v in m.values()), name
@@ -152,7 +171,7 @@ def test_cli_command_imports_evaluates_and_cleans_up(
     result = runner.invoke(eval_app, [*args, "--report-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert set(report["legs"]) == {"vector", "lexical", "concept", "fusion"}
+    assert set(report["legs"]) == {"vector", "lexical", "concept", "fusion", "fusion_rrf"}
     assert {"retrieval", "query_embedding"} <= set(report["latency_ms"])
     assert report["run"]["workspace_id"] is None  # the throwaway workspace is gone
     assert (tmp_path / "retrieval-scifact-mini-dev.json").is_file()

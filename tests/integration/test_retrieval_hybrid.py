@@ -1,5 +1,5 @@
-"""Hybrid retrieval on small fixtures with known ranks: legs, exact RRF, the per-source
-scope, the concept leg, the trace and the rerank stage."""
+"""Hybrid retrieval on small fixtures with known ranks: legs, exact fusion (relative
+score and RRF), the per-source scope, the concept leg, the trace and the rerank stage."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from marginalia.retrieval import (
     hybrid_search,
     lexical_leg,
     rrf_fuse,
+    score_fuse,
     vector_leg,
 )
 from marginalia.retrieval.rerank import OnnxCrossEncoder, RerankerError, reranker_from_settings
@@ -91,6 +92,28 @@ async def build_fixture(services: Services) -> Fixture:
     return Fixture(ws, s1, s2, {"a1": a1, "a2": a2, "a3": a3, "b1": b1, "b2": b2})
 
 
+def test_score_fusion_exact_scores_and_order() -> None:
+    fused = score_fuse(
+        {"vector": [(1, 0.9), (2, 0.7), (3, 0.5)], "lexical": [(3, 12.0), (1, 4.0), (4, 2.0)]}
+    )
+    # vector → 1, 0.5, 0; lexical → 1, 0.2, 0 (min-max over each list).
+    expected = {1: 1.0 + 0.2, 3: 0.0 + 1.0, 2: (0.7 - 0.5) / (0.9 - 0.5), 4: 0.0}
+    assert [f.key for f in fused] == [1, 3, 2, 4]
+    for f in fused:
+        assert f.score == pytest.approx(expected[f.key], abs=1e-12)
+    assert fused[0].ranks == {"vector": 1, "lexical": 2}
+    assert fused[3].ranks == {"lexical": 3}
+    # A list of equal scores (or of one entry) gives each entry 1; empty lists add nothing.
+    assert [(f.key, f.score) for f in score_fuse({"x": [(5, 3.0)], "y": []})] == [(5, 1.0)]
+    assert [f.score for f in score_fuse({"x": [(1, 2.0), (2, 2.0)]})] == [1.0, 1.0]
+    # A key repeated in one list keeps its first entry; depth cuts before normalising.
+    assert score_fuse({"x": [(1, 1.0), (1, 5.0), (2, 0.0)]})[0].score == 1.0
+    assert [f.key for f in score_fuse({"x": [(1, 3.0), (2, 2.0), (3, 1.0)]}, depth=2)] == [1, 2]
+    # Scores far ahead stay ahead: rank-only fusion would tie 7 and 8.
+    far = score_fuse({"v": [(7, 0.9), (8, 0.1)], "l": [(8, 10.0), (7, 9.9)]})
+    assert [f.key for f in far] == [7, 8]
+
+
 def test_rrf_exact_scores_and_order() -> None:
     fused = rrf_fuse({"vector": [1, 2, 3], "lexical": [3, 1, 4]}, k=60)
     assert [f.key for f in fused] == [1, 3, 2, 4]
@@ -141,11 +164,29 @@ async def test_hybrid_fuses_exactly_and_traces_every_leg(services: Services) -> 
     tr = result.trace
     vec_ids = [e.chunk_id for e in tr.legs["vector"].hits]
     lex_ids = [e.chunk_id for e in tr.legs["lexical"].hits]
-    expected = rrf_fuse({"vector": vec_ids, "lexical": lex_ids}, k=60)
+    expected = score_fuse(
+        {
+            "vector": [(e.chunk_id, e.score) for e in tr.legs["vector"].hits],
+            "lexical": [(e.chunk_id, e.score) for e in tr.legs["lexical"].hits],
+        }
+    )
     assert [h.chunk_id for h in result.hits] == [f.key for f in expected]
     assert [h.score for h in result.hits] == [f.score for f in expected]
-    # b1 is 3rd by vector and 1st lexically: 1/63 + 1/61 beats a1's 1/61 alone.
+    assert [e.score for e in tr.fused] == [f.score for f in expected]
+    # b1: vector (0.8 − 0.5) / (0.95 − 0.5) plus lexical 1 beats a1's vector 1 alone.
     assert result.hits[0].chunk_id == fx.chunks["b1"]
+    assert result.hits[0].score == pytest.approx((0.8 - 0.5) / (0.95 - 0.5) + 1.0, abs=1e-5)
+    assert tr.params["fusion"] == "score"
+
+    rrf = await hybrid_search(ctx, workspace_id=fx.ws, query="graph attention", k=5, fusion="rrf")
+    expected_rrf = rrf_fuse({"vector": vec_ids, "lexical": lex_ids}, k=60)
+    assert [h.chunk_id for h in rrf.hits] == [f.key for f in expected_rrf]
+    assert [h.score for h in rrf.hits] == [f.score for f in expected_rrf]
+    # b1 is 3rd by vector and 1st lexically: 1/63 + 1/61 beats a1's 1/61 alone.
+    assert rrf.hits[0].chunk_id == fx.chunks["b1"]
+    assert rrf.trace.params["fusion"] == "rrf"
+    with pytest.raises(ValidationFailed, match="unknown fusion"):
+        await hybrid_search(ctx, workspace_id=fx.ws, query="graph attention", fusion="combmnz")
     assert result.hits[0].leg_ranks == {"vector": 3, "lexical": 1}
     assert [h.rank for h in result.hits] == [1, 2, 3, 4, 5]
 

@@ -40,6 +40,7 @@ from sqlalchemy import text
 from marginalia.db.repositories.sources import NewChunk, insert_source
 from marginalia.errors import ValidationFailed
 from marginalia.ingest import Chunk, Page, ParsedDocument, Section, chunk_document
+from marginalia.retrieval.fusion import DEFAULT_FUSION, FUSION_METHODS, RRF, rrf_fuse, score_fuse
 from marginalia.retrieval.hybrid import DEFAULT_DEPTH, RetrievalContext, hybrid_search
 from marginalia.retrieval.legs import ALL_LEGS
 from marginalia.retrieval.rerank import reranker_from_settings
@@ -197,6 +198,7 @@ async def import_beir(
         async with ctx.db.transaction() as session:
             for doc, chunks in zip(batch, planned, strict=True):
                 new = []
+                doc_vectors = vectors[pos : pos + len(chunks)]
                 for c in chunks:
                     new.append(
                         NewChunk(
@@ -225,6 +227,8 @@ async def import_beir(
                         "content_hash": _content_hash(doc),
                         "abstract_only": True,
                         "page_count": 1,
+                        # As for uploads: the normalised mean of the chunk vectors.
+                        "mean_embedding": source_mean(doc_vectors),
                     },
                     pages=[(1, doc.full_text)] if doc.full_text else [],
                     chunks=new,
@@ -233,6 +237,15 @@ async def import_beir(
         rate = done / max(time.perf_counter() - t0, 1e-9)
         progress(f"imported {done}/{len(docs)} documents ({rate:.0f} docs/s)")
     return workspace.id
+
+
+def source_mean(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray | None:
+    """A source's mean embedding: the L2-normalised mean of its chunk vectors."""
+    if len(vectors) == 0:
+        return None
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return mean / norm if norm > 0 else mean
 
 
 async def chunk_to_doc(ctx: RetrievalContext, workspace_id: uuid.UUID) -> dict[int, str]:
@@ -337,14 +350,22 @@ async def evaluate_retrieval(
     depth: int = DEFAULT_DEPTH,
     warmup: int = 5,
     progress: Progress = _quiet,
+    fusion: str = DEFAULT_FUSION,
 ) -> dict[str, Any]:
-    """Metrics per leg, for the fusion and for rerank (when configured), plus latency."""
+    """Metrics per leg, for the fusion and for rerank (when configured), plus latency.
+
+    ``fusion`` is the method ``hybrid_search`` runs with (reported as ``fusion``); every
+    other method is applied to the same leg lists and reported as ``fusion_<method>``.
+    """
     doc_of = await chunk_to_doc(ctx, workspace_id)
+    rrf_k = ctx.settings.retrieval.rrf_k
     qids = [q for q in sorted(qrels, key=_natural) if q in queries and any(qrels[q].values())]
     if not qids:
         raise ValidationFailed("no query of the split has both a text and a relevant document")
     reranker = reranker_from_settings(ctx.settings.retrieval)
-    names = [*legs, "fusion"] + (["rerank"] if reranker is not None else [])
+    others = [m for m in FUSION_METHODS if m != fusion]
+    names = [*legs, "fusion", *(f"fusion_{m}" for m in others)]
+    names += ["rerank"] if reranker is not None else []
     per_query: dict[str, list[dict[str, float]]] = {n: [] for n in names}
     lat: dict[str, list[float]] = {
         k: [] for k in ("retrieval", "query_embedding", "concept_embedding", "fusion", "rerank")
@@ -354,7 +375,9 @@ async def evaluate_retrieval(
     notes: dict[str, int] = {}
 
     for qid in qids[:warmup]:  # warm caches and connections; not measured
-        await hybrid_search(ctx, workspace_id=workspace_id, query=queries[qid], legs=legs, k=10)
+        await hybrid_search(
+            ctx, workspace_id=workspace_id, query=queries[qid], legs=legs, k=10, fusion=fusion
+        )
 
     t_all = time.perf_counter()
     for n, qid in enumerate(qids, start=1):
@@ -374,6 +397,7 @@ async def evaluate_retrieval(
             depth=depth,
             trace_depth=depth,
             query_vector=vector,
+            fusion=fusion,
         )
         tr = result.trace
         rels = qrels[qid]
@@ -387,6 +411,15 @@ async def evaluate_retrieval(
                 notes[f"{leg}: {lt.note}"] = notes.get(f"{leg}: {lt.note}", 0) + 1
         fused = dedupe_docs((e.chunk_id for e in tr.fused), doc_of)
         per_query["fusion"].append(query_metrics(fused, rels))
+        for method in others:  # the same leg lists, fused the other way
+            lists = {leg: tr.legs[leg].hits for leg in legs if tr.legs[leg].status == "ok"}
+            alt = (
+                rrf_fuse({n: [e.chunk_id for e in h] for n, h in lists.items()}, k=rrf_k)
+                if method == RRF
+                else score_fuse({n: [(e.chunk_id, e.score) for e in h] for n, h in lists.items()})
+            )
+            ranked_alt = dedupe_docs((f.key for f in alt), doc_of)
+            per_query[f"fusion_{method}"].append(query_metrics(ranked_alt, rels))
         if reranker is not None:
             per_query["rerank"].append(
                 query_metrics(dedupe_docs((h.chunk_id for h in result.hits), doc_of), rels)
@@ -524,6 +557,7 @@ async def _run(
     limit_docs: int | None,
     limit_queries: int | None,
     progress: Progress,
+    fusion: str = DEFAULT_FUSION,
 ) -> dict[str, Any]:
     from marginalia.services import workspaces as ws_service
 
@@ -552,7 +586,7 @@ async def _run(
                 )
             ).one()
         report = await evaluate_retrieval(
-            ctx, workspace_id, queries, qrels, legs=legs, progress=progress
+            ctx, workspace_id, queries, qrels, legs=legs, progress=progress, fusion=fusion
         )
     finally:
         if imported and not keep:
@@ -575,6 +609,7 @@ async def _run(
             "rrf_k": ctx.settings.retrieval.rrf_k,
             "hnsw_ef_search": ctx.settings.retrieval.hnsw_ef_search,
             "depth": DEFAULT_DEPTH,
+            "fusion": fusion,
             "legs": list(legs),
         },
         "workspace_id": str(workspace_id) if (keep or not imported) else None,
@@ -604,6 +639,7 @@ def run_retrieval_eval(
     write: bool = True,
     notes: Sequence[str] = (),
     report_dir: Path | None = None,
+    fusion: str = DEFAULT_FUSION,
 ) -> dict[str, Any]:
     """Import (or reuse ``workspace``), evaluate, write ``eval/reports/``; returns the report.
 
@@ -620,6 +656,10 @@ def run_retrieval_eval(
     unknown = [leg for leg in legs if leg not in ALL_LEGS]
     if unknown or not legs:
         raise ValidationFailed(f"unknown legs {unknown}; choose from {', '.join(ALL_LEGS)}")
+    if fusion not in FUSION_METHODS:
+        raise ValidationFailed(
+            f"unknown fusion {fusion!r}; choose from {', '.join(FUSION_METHODS)}"
+        )
 
     def progress(msg: str) -> None:
         if not json_out:
@@ -639,6 +679,7 @@ def run_retrieval_eval(
                 limit_docs=limit_docs,
                 limit_queries=limit_queries,
                 progress=progress,
+                fusion=fusion,
             )
         finally:
             await services.close()

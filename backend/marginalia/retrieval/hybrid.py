@@ -1,4 +1,4 @@
-"""Hybrid retrieval: legs in parallel → reciprocal rank fusion → optional rerank → hits.
+"""Hybrid retrieval: legs in parallel → fusion (relative score, or RRF) → optional rerank → hits.
 
 ``hybrid_search`` is the one entry point the answer stage, the API and the eval use.
 With ``source_id`` set every leg is restricted to that source (per-paper Q&A) and the
@@ -23,7 +23,14 @@ from marginalia.embed.base import Embedder
 from marginalia.errors import ValidationFailed
 from marginalia.retrieval import repository as repo
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
-from marginalia.retrieval.fusion import rrf_fuse
+from marginalia.retrieval.fusion import (
+    DEFAULT_FUSION,
+    FUSION_METHODS,
+    RRF,
+    Fused,
+    rrf_fuse,
+    score_fuse,
+)
 from marginalia.retrieval.legs import (
     ALL_LEGS,
     CONCEPT,
@@ -71,7 +78,7 @@ class Hit:
     page_end: int | None
     char_start: int | None
     char_end: int | None
-    score: float  # RRF score, or the reranker's score when rerank ran
+    score: float  # fused score (relative-score or RRF), or the reranker's when rerank ran
     rank: int  # 1-based
     leg_ranks: dict[str, int] = field(default_factory=dict)
 
@@ -102,13 +109,17 @@ async def hybrid_search(
     rerank_depth: int = DEFAULT_RERANK_DEPTH,
     bm25: BM25Params = DEFAULT_PARAMS,
     query_vector: np.ndarray | None = None,
+    fusion: str | None = None,
 ) -> RetrievalResult:
     """The top ``k`` chunks of a workspace (or of one source) for ``query``.
 
     ``rerank``: True uses the reranker named in settings if any (off by default),
     False skips it, a :class:`Reranker` instance uses that one. ``query_vector`` lets a
-    caller that already embedded the query skip doing it again.
+    caller that already embedded the query skip doing it again. ``fusion``: "score"
+    (relative-score fusion) or "rrf" (reciprocal rank fusion, k from settings); None takes
+    ``settings.retrieval.fusion`` (see docs/decisions/0005-relative-score-fusion.md).
     """
+    fusion = fusion or ctx.settings.retrieval.fusion
     query = query.strip()
     if not query:
         raise ValidationFailed("the query is empty")
@@ -116,6 +127,10 @@ async def hybrid_search(
     if unknown or not legs:
         raise ValidationFailed(
             f"unknown retrieval legs {unknown}; choose from {', '.join(ALL_LEGS)}"
+        )
+    if fusion not in FUSION_METHODS:
+        raise ValidationFailed(
+            f"unknown fusion {fusion!r}; choose from {', '.join(FUSION_METHODS)}"
         )
     if k < 1 or depth < 1:
         raise ValidationFailed("k and depth must be at least 1")
@@ -128,6 +143,7 @@ async def hybrid_search(
             "k": k,
             "legs": list(legs),
             "depth": depth,
+            "fusion": fusion,
             "rrf_k": rs.rrf_k,
             "hnsw_ef_search": rs.hnsw_ef_search,
             "bm25_k1": bm25.k1,
@@ -200,9 +216,7 @@ async def hybrid_search(
         raise next(r for r in results if isinstance(r, Exception))
     t_legs = time.perf_counter()
 
-    fused = rrf_fuse(
-        {name: [h.chunk_id for h in o.hits] for name, o in outcomes.items()}, k=rs.rrf_k
-    )
+    fused = fuse_legs(outcomes, method=fusion, rrf_k=rs.rrf_k)
     source_of = {h.chunk_id: h.source_id for o in outcomes.values() for h in o.hits}
     trace.fused = [
         FusedEntry(f.key, rank, f.score, f.ranks)
@@ -279,6 +293,15 @@ async def hybrid_search(
         }
     )
     return RetrievalResult(hits=hits, trace=trace)
+
+
+def fuse_legs(
+    outcomes: dict[str, LegOutcome], *, method: str = DEFAULT_FUSION, rrf_k: int = 60
+) -> list[Fused[int]]:
+    """The legs' chunk lists fused by ``method`` ("score" or "rrf")."""
+    if method == RRF:
+        return rrf_fuse({n: [h.chunk_id for h in o.hits] for n, o in outcomes.items()}, k=rrf_k)
+    return score_fuse({n: [(h.chunk_id, h.score) for h in o.hits] for n, o in outcomes.items()})
 
 
 def _resolve_reranker(ctx: RetrievalContext, rerank: bool | Reranker) -> Reranker | None:
