@@ -131,3 +131,94 @@ def test_token_pieces_and_source_entry() -> None:
     assert "".join(pieces) == text and len(pieces) > 3
     entry = source_entry(PASSAGES[0])
     assert entry["n"] == 1 and entry["document"] == "SPECTER" and entry["excerpt"]
+
+
+def test_answer_type_detection() -> None:
+    assert offline.asks_quantity("How many papers does S2ORC cover?")
+    assert offline.asks_quantity("By how much did clickthrough rise?")
+    assert offline.asks_quantity("What complication rate was reported?")
+    assert not offline.asks_quantity("Which tool is better at extracting titles?")
+    assert offline.states_quantity("The rate was 2.8% in trauma patients.")
+    assert offline.states_quantity("We find that 101 out of 162 papers skip it.")
+    # years of citations and table/figure numbers are not quantities
+    assert not offline.states_quantity("As shown by Wang et al. (2013) in Table 6 and Fig. 2.")
+    assert not offline.states_quantity("No number is stated here at all.")
+
+
+def test_bm25_idf_and_context_fallback() -> None:
+    # the same formula as lexical retrieval: rarer terms weigh more, absent ones most
+    assert offline.bm25_idf(100, 0) > offline.bm25_idf(100, 5) > offline.bm25_idf(100, 50) > 0
+    sentences = [frozenset({"specter", "citat"}), frozenset({"citat"}), frozenset({"trauma"})]
+    idf = offline.context_idf(frozenset({"specter", "citat", "gpu"}), sentences)
+    assert idf["gpu"] > idf["specter"] > idf["citat"]
+
+
+async def test_workspace_idf_and_window_coverage() -> None:
+    embedder = UnitEmbedder()
+    query = "How does SPECTER use the citation graph?"
+    calls: list[frozenset[str]] = []
+
+    async def workspace_idf(terms: frozenset[str]) -> dict[str, float] | None:
+        calls.append(terms)
+        # "specter" is rare in the workspace, every other term is common
+        return {t: (5.0 if t == "specter" else 0.5) for t in terms}
+
+    scored = await offline.score_sentences(
+        query=query,
+        query_vector=await embedder.embed_query(query),
+        passages=PASSAGES,
+        embedder=embedder,  # type: ignore[arg-type]
+        lexer=offline.python_lexer(),
+        idf=workspace_idf,
+    )
+    assert calls and "specter" in calls[0]
+    by_text = {s.text: s for s in scored}
+    first = by_text["SPECTER is trained on the citation graph of papers."]
+    second = by_text["The citation graph gives a signal for relatedness of papers."]
+    # the second sentence lacks "specter", but its neighbour in the passage has it
+    assert second.coverage < first.coverage
+    assert second.window_coverage == first.window_coverage > second.coverage
+    for s in scored:
+        expected = (
+            offline.COSINE_WEIGHT * s.cosine
+            + offline.COVERAGE_WEIGHT * s.coverage
+            + offline.WINDOW_COVERAGE_WEIGHT * s.window_coverage
+        )
+        assert abs(s.support - expected) < 1e-9
+
+    async def no_stats(terms: frozenset[str]) -> dict[str, float] | None:
+        return None
+
+    fallback = await offline.score_sentences(
+        query=query,
+        query_vector=await embedder.embed_query(query),
+        passages=PASSAGES,
+        embedder=embedder,  # type: ignore[arg-type]
+        lexer=offline.python_lexer(),
+        idf=no_stats,
+    )
+    plain = await offline.score_sentences(
+        query=query,
+        query_vector=await embedder.embed_query(query),
+        passages=PASSAGES,
+        embedder=embedder,  # type: ignore[arg-type]
+        lexer=offline.python_lexer(),
+    )
+    assert [s.support for s in fallback] == [s.support for s in plain]
+
+
+def test_answer_type_orders_claims_but_not_the_pool() -> None:
+    def sentence(
+        text: str, support: float, vec: list[float], numeric: bool
+    ) -> offline.ScoredSentence:
+        v = np.asarray(vec, dtype=np.float32)
+        return offline.ScoredSentence(
+            passage_n=1, text=text, start=0, end=len(text), cosine=support, coverage=0.0,
+            window_coverage=0.0, support=support, vector=v / np.linalg.norm(v), answer_type=numeric,
+        )  # fmt: skip
+
+    general = sentence("The trial reported retrieval failures.", 0.62, [1, 0, 0], False)
+    figure = sentence("Failed retrieval rates were 2.8% overall.", 0.60, [0, 1, 0], True)
+    low = sentence("Retrieval failed in 3 of 9 cases.", 0.40, [0, 0, 1], True)
+    chosen = offline.select_mmr([general, figure, low], threshold=0.5)
+    assert [s.text for s in chosen] == [figure.text, general.text]  # `low` is below threshold

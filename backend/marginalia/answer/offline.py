@@ -3,24 +3,39 @@
 Every sentence of the numbered passages gets a *support* score for the question::
 
     support = 0.6 · cosine(embed(sentence), embed(question))
-            + 0.4 · coverage(sentence, question)
+            + 0.2 · coverage(sentence, question)
+            + 0.2 · coverage(sentence and its neighbours, question)
 
 ``coverage`` is the idf-weighted share of the question's stemmed content terms (Snowball
-English via PostgreSQL's ``to_tsvector``, the lexemes BM25 retrieval uses) that the
-sentence contains; idf is computed over the context's sentences, and a question term no
-sentence contains keeps the largest idf — so a question about something absent from the
-context scores low. The maximum support over the context is the answer's
-``evidence_score`` (signal ``max_sentence_support``), whatever engine then answers.
+English via PostgreSQL's ``to_tsvector``, the lexemes BM25 retrieval uses) that the text
+contains. The idf is the workspace's BM25 idf (:func:`pg_workspace_idf`: the same
+``ln(1 + (N − df + 0.5) / (df + 0.5))`` over the workspace's chunks that lexical
+retrieval ranks with), so words common in the workspace ("many", "paper", "use") weigh
+little and the question's specific terms weigh most; a term the workspace never contains
+gets the largest idf — a question about something absent from the sources scores low.
+Without workspace statistics (tests, tools without a database) the idf is computed over
+the context's sentences instead. The *neighbours* are the scored sentences just before
+and after the sentence in the same passage: a question whose specific terms are spread
+over two adjacent sentences (a subject named in one, the figure in the next) is still
+covered, while a sentence whose surroundings miss the question's key term is not.
+
+The maximum support over the context is the answer's ``evidence_score`` (signal
+:data:`marginalia.answer.calibration.SIGNAL`), whatever engine then answers.
 
 The extractive answer takes sentences whose support clears the calibrated threshold,
 diversified by maximal marginal relevance (λ = 0.7, cosine between sentence vectors),
 at most :data:`MAX_CLAIMS`; each becomes a claim whose text and quote are the sentence
-exactly as written in its passage, cited with that passage's number.
+exactly as written in its passage, cited with that passage's number. Among those
+sentences, a question asking for a quantity ("how many", "what rate", …; see
+:func:`asks_quantity`) ranks sentences stating a number :data:`ANSWER_TYPE_BONUS` higher
+(the expected answer type); the bonus orders the claims only — it never changes the
+support, the evidence score or which sentences clear the threshold.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
@@ -34,9 +49,14 @@ from marginalia.embed.base import Embedder
 from marginalia.knowledge.text import content_tokens, sentence_spans
 
 COSINE_WEIGHT = 0.6
-COVERAGE_WEIGHT = 0.4
+#: Coverage of the sentence itself, and of the sentence with its neighbours.
+COVERAGE_WEIGHT = 0.2
+WINDOW_COVERAGE_WEIGHT = 0.2
 MMR_LAMBDA = 0.7
-MAX_CLAIMS = 4
+MAX_CLAIMS = 3
+#: Added to the ranking value (not the support) of a sentence stating a number when the
+#: question asks for a quantity.
+ANSWER_TYPE_BONUS = 0.05
 #: Sentences outside this range of words are headings, captions or run-on table text.
 MIN_SENTENCE_WORDS = 5
 MAX_SENTENCE_WORDS = 80
@@ -44,6 +64,32 @@ MAX_SENTENCE_WORDS = 80
 NEAR_DUPLICATE = 0.92
 
 Lexer = Callable[[Sequence[str]], Awaitable[list[frozenset[str]]]]
+#: Term → idf for the given lexemes, or None when there are no statistics to use.
+IdfLookup = Callable[[frozenset[str]], Awaitable[dict[str, float] | None]]
+
+_QUANTITY = re.compile(
+    r"\bhow\s+(?:many|much|often|large|long|big|high|fast|old|far)\b"
+    r"|\b(?:percentage|proportion|fraction|rate|ratio|number\s+of|size|amount|cost|pay|wage"
+    r"|dose|duration)\b",
+    re.IGNORECASE,
+)
+# Numbers that are not answers: years (citations), table/figure/section numbers, [12].
+_NOT_A_QUANTITY = re.compile(
+    r"\b(?:19|20)\d\d[a-z]?\b"
+    r"|\b(?:tables?|fig(?:ure)?s?|sections?|eq(?:uation)?s?|appendix)\.?\s*\d+[a-z]?\b"
+    r"|\[\d+(?:\s*[,–-]\s*\d+)*\]",
+    re.IGNORECASE,
+)
+
+
+def asks_quantity(question: str) -> bool:
+    """Does ``question`` ask for a quantity ("how many", "what rate", "by how much", …)?"""
+    return _QUANTITY.search(question) is not None
+
+
+def states_quantity(sentence: str) -> bool:
+    """Does ``sentence`` state a number other than a year or a table/figure reference?"""
+    return any(c.isdigit() for c in _NOT_A_QUANTITY.sub(" ", sentence))
 
 
 def python_lexer() -> Lexer:
@@ -75,6 +121,45 @@ def pg_lexer(db: Database) -> Lexer:
     return lex
 
 
+def bm25_idf(n: float, df: float) -> float:
+    """BM25's idf, as :mod:`marginalia.retrieval.bm25` ranks with it."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def pg_workspace_idf(db: Database, workspace_id: object) -> IdfLookup:
+    """The workspace's BM25 idf of each lexeme, from the retrieval statistics (chunks
+    counted in ``retrieval_source_stats``, document frequencies in
+    ``retrieval_postings``); None when the workspace has no chunks."""
+
+    async def lookup(terms: frozenset[str]) -> dict[str, float] | None:
+        if not terms:
+            return {}
+        async with db.session() as session:
+            n = (
+                await session.execute(
+                    text(
+                        "SELECT coalesce(sum(n_chunks), 0) FROM retrieval_source_stats "
+                        "WHERE workspace_id = :ws"
+                    ),
+                    {"ws": workspace_id},
+                )
+            ).scalar()
+            if not n:
+                return None
+            rows = await session.execute(
+                text(
+                    """SELECT lexeme, count(*) FROM retrieval_postings
+                        WHERE workspace_id = :ws AND lexeme = ANY(CAST(:terms AS text[]))
+                        GROUP BY lexeme"""
+                ),
+                {"ws": workspace_id, "terms": sorted(terms)},
+            )
+            df = {str(r[0]): float(r[1]) for r in rows.all()}
+        return {t: bm25_idf(float(n), df.get(t, 0.0)) for t in terms}
+
+    return lookup
+
+
 @dataclass(frozen=True)
 class ScoredSentence:
     passage_n: int
@@ -83,8 +168,11 @@ class ScoredSentence:
     end: int
     cosine: float
     coverage: float
+    window_coverage: float
     support: float
     vector: np.ndarray
+    #: The question asks for a quantity and the sentence states one (ranks claims only).
+    answer_type: bool = False
 
 
 def _usable(sentence: str) -> bool:
@@ -115,18 +203,36 @@ def candidate_sentences(
     return out
 
 
-def _coverage(query_terms: frozenset[str], sentence_terms: Sequence[frozenset[str]]) -> list[float]:
-    if not query_terms:
-        return [0.0] * len(sentence_terms)
+def context_idf(
+    query_terms: frozenset[str], sentence_terms: Sequence[frozenset[str]]
+) -> dict[str, float]:
+    """BM25-style idf of each query term over the context's sentences (the fallback when
+    there are no workspace statistics)."""
     n = len(sentence_terms)
-    idf = {}
-    for term in query_terms:
-        df = sum(1 for terms in sentence_terms if term in terms)
-        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-    total = sum(idf.values())
-    if total <= 0:
-        return [0.0] * n
-    return [sum(idf[t] for t in query_terms & terms) / total for terms in sentence_terms]
+    return {t: bm25_idf(n, sum(1 for terms in sentence_terms if t in terms)) for t in query_terms}
+
+
+def _coverage(
+    query_terms: frozenset[str], idf: dict[str, float], terms: Sequence[frozenset[str]]
+) -> list[float]:
+    total = sum(idf.get(t, 0.0) for t in query_terms)
+    if not query_terms or total <= 0:
+        return [0.0] * len(terms)
+    return [sum(idf.get(t, 0.0) for t in query_terms & ts) / total for ts in terms]
+
+
+def _windows(
+    candidates: Sequence[tuple[int, int, int, str]], terms: Sequence[frozenset[str]]
+) -> list[frozenset[str]]:
+    """Each sentence's terms with those of its neighbouring candidates in the same passage."""
+    out = []
+    for i, (n, *_rest) in enumerate(candidates):
+        window = set(terms[i])
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(candidates) and candidates[j][0] == n:
+                window |= terms[j]
+        out.append(frozenset(window))
+    return out
 
 
 async def score_sentences(
@@ -136,14 +242,26 @@ async def score_sentences(
     passages: Sequence[Passage],
     embedder: Embedder,
     lexer: Lexer,
+    idf: IdfLookup | None = None,
+    question: str | None = None,
 ) -> list[ScoredSentence]:
-    """Every usable sentence of ``passages`` with its support for ``query``, best first."""
+    """Every usable sentence of ``passages`` with its support for ``query``, best first.
+
+    ``idf``: the workspace's term statistics (:func:`pg_workspace_idf`); None, or a
+    lookup that returns None, uses the context's sentences. ``question``: the text whose
+    expected answer type marks sentences (defaults to ``query``)."""
     candidates = candidate_sentences(passages, embedder)
     if not candidates:
         return []
     vectors = await embedder.embed_documents([c[3] for c in candidates])
     lexemes = await lexer([query, *(c[3] for c in candidates)])
-    coverage = _coverage(lexemes[0], lexemes[1:])
+    query_terms, sentence_terms = lexemes[0], lexemes[1:]
+    weights = await idf(query_terms) if idf is not None else None
+    if weights is None:
+        weights = context_idf(query_terms, sentence_terms)
+    coverage = _coverage(query_terms, weights, sentence_terms)
+    window = _coverage(query_terms, weights, _windows(candidates, sentence_terms))
+    quantity = asks_quantity(question if question is not None else query)
     q = np.asarray(query_vector, dtype=np.float32)
     cosines = np.asarray(vectors, dtype=np.float32) @ q
     scored = [
@@ -154,11 +272,15 @@ async def score_sentences(
             end=end,
             cosine=float(cos),
             coverage=cov,
-            support=COSINE_WEIGHT * float(cos) + COVERAGE_WEIGHT * cov,
+            window_coverage=win,
+            support=COSINE_WEIGHT * float(cos)
+            + COVERAGE_WEIGHT * cov
+            + WINDOW_COVERAGE_WEIGHT * win,
             vector=np.asarray(vec, dtype=np.float32),
+            answer_type=quantity and states_quantity(sentence),
         )
-        for (n, start, end, sentence), vec, cos, cov in zip(
-            candidates, vectors, cosines, coverage, strict=True
+        for (n, start, end, sentence), vec, cos, cov, win in zip(
+            candidates, vectors, cosines, coverage, window, strict=True
         )
     ]
     scored.sort(key=lambda s: (-s.support, s.passage_n, s.start))
@@ -177,7 +299,8 @@ def select_mmr(
     k: int = MAX_CLAIMS,
     lam: float = MMR_LAMBDA,
 ) -> list[ScoredSentence]:
-    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR."""
+    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR (a sentence
+    of the expected answer type ranks :data:`ANSWER_TYPE_BONUS` higher)."""
     pool = [s for s in scored if s.support >= threshold]
     chosen: list[ScoredSentence] = []
     while pool and len(chosen) < k:
@@ -187,7 +310,8 @@ def select_mmr(
             redundancy = max((float(cand.vector @ c.vector) for c in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE:
                 continue
-            value = lam * cand.support - (1.0 - lam) * redundancy
+            relevance = cand.support + (ANSWER_TYPE_BONUS if cand.answer_type else 0.0)
+            value = lam * relevance - (1.0 - lam) * redundancy
             if value > best_value:
                 best, best_value = cand, value
         if best is None:

@@ -148,6 +148,8 @@ async def answer_from_context(
         passages=ctx.passages,
         embedder=services.embedder,
         lexer=offline.pg_lexer(services.db),
+        idf=offline.pg_workspace_idf(services.db, ctx.scope.workspace_id),
+        question=question,
     )
     evidence = offline.evidence_score(scored)
     answer = Answer(
@@ -170,6 +172,8 @@ async def answer_from_context(
                         "support": s.support,
                         "cosine": s.cosine,
                         "coverage": s.coverage,
+                        "window_coverage": s.window_coverage,
+                        "answer_type": s.answer_type,
                     }
                     for s in scored[:5]
                 ],
