@@ -6,12 +6,12 @@ job skips them and a crashed one leaves no half-ingested source behind.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from marginalia.errors import MarginaliaError
-from marginalia.ingest.pipeline import SourceMetadata, ingest_document
+from marginalia.ingest.pipeline import IngestItem, Progress, SourceMetadata, ingest_many
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 
@@ -23,32 +23,41 @@ async def ingest_job(ctx: JobContext) -> dict[str, Any]:
     files: list[dict[str, Any]] = list(ctx.params["files"])
     done: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("done", {}))
     total = len(files)
-    for position, item in enumerate(files):
-        key = f"{position}:{item['key']}"
-        if key in done:
-            continue
+    todo = [(i, item) for i, item in enumerate(files) if f"{i}:{item['key']}" not in done]
+
+    def load(key: str) -> Callable[[], bytes]:
+        return lambda: services.files.get(key)
+
+    def progress(position: int) -> Progress:
+        async def report(stage: str, message: str) -> None:
+            await ctx.emit(message, stage=stage, progress=position / total)
+
+        return report
+
+    items = [
+        IngestItem(
+            load=load(str(item["key"])),
+            filename=str(item["filename"]),
+            content_type=item.get("content_type"),
+            metadata=SourceMetadata(**item["metadata"]) if item.get("metadata") else None,
+        )
+        for _i, item in todo
+    ]
+    async for n, outcome in ingest_many(
+        services, workspace_id, items, progress=lambda n: progress(todo[n][0])
+    ):
         ctx.raise_if_cancelled()
+        position, item = todo[n]
         name = str(item["filename"])
-
-        async def progress(stage: str, message: str, _position: int = position) -> None:
-            await ctx.emit(message, stage=stage, progress=_position / total)
-
-        try:
-            data = await asyncio.to_thread(services.files.get, str(item["key"]))
-            meta = SourceMetadata(**item["metadata"]) if item.get("metadata") else None
-            outcome = await ingest_document(
-                services,
-                workspace_id,
-                data=data,
-                filename=name,
-                content_type=item.get("content_type"),
-                metadata=meta,
-                progress=progress,
-            )
-            done[key] = outcome.as_dict()
-        except MarginaliaError as exc:
-            done[key] = {"filename": name, "status": "failed", "error": exc.detail}
-            await ctx.emit(f"{name}: {exc.detail}", stage="failed", type="log")
+        if isinstance(outcome, MarginaliaError):
+            done[f"{position}:{item['key']}"] = {
+                "filename": name,
+                "status": "failed",
+                "error": outcome.detail,
+            }
+            await ctx.emit(f"{name}: {outcome.detail}", stage="failed", type="log")
+        else:
+            done[f"{position}:{item['key']}"] = outcome.as_dict()
         await ctx.save_checkpoint(done=done)
     results = [done[f"{i}:{item['key']}"] for i, item in enumerate(files)]
     summary = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,7 +140,10 @@ async def ingest_document(
     metadata: SourceMetadata | None = None,
     progress: Progress = _noop,
     embedding_dedup: bool = False,
+    parsing: asyncio.Future[ParsedDocument] | None = None,
 ) -> IngestOutcome:
+    """Ingest one document. `parsing` may be a parse of `data` already under way (see
+    `ingest_many`), so the next file parses while this one is embedded."""
     settings = services.settings
     meta = metadata or SourceMetadata()
     digest = content_hash(data)
@@ -157,7 +160,11 @@ async def ingest_document(
         known = await sources_repo.identities(session, workspace_id)
 
     await progress("parsing", f"parsing {filename}")
-    parsed = await asyncio.to_thread(validate_document, data, filename, content_type, settings)
+    parsed = await (
+        parsing
+        if parsing is not None
+        else asyncio.to_thread(validate_document, data, filename, content_type, settings)
+    )
 
     title = meta.title or parsed.title
     new_record = DedupRecord(
@@ -235,21 +242,7 @@ async def ingest_document(
         "page_count": parsed.page_count,
         "mean_embedding": mean,
     }
-    new_chunks = [
-        NewChunk(
-            chunk_index=c.index,
-            text=c.text,
-            section_type=c.section_type,
-            section_title=c.section_title,
-            page_start=c.page_start,
-            page_end=c.page_end,
-            char_start=c.char_start,
-            char_end=c.char_end,
-            token_count=c.token_count,
-            embedding=vectors[i],
-        )
-        for i, c in enumerate(chunks)
-    ]
+    new_chunks = [NewChunk.from_chunk(c, vectors[i]) for i, c in enumerate(chunks)]
     try:
         async with services.db.transaction() as session:
             source = await sources_repo.insert_source(
@@ -268,6 +261,64 @@ async def ingest_document(
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
     await progress("stored", f"{filename}: {len(chunks)} passages from {parsed.page_count} pages")
     return IngestOutcome(filename, "created", source.id, None, None, len(chunks), parsed.page_count)
+
+
+@dataclass
+class IngestItem:
+    load: Callable[[], bytes]  # read lazily: at most two files are held at once
+    filename: str
+    content_type: str | None = None
+    metadata: SourceMetadata | None = None
+
+
+async def ingest_many(
+    services: Services,
+    workspace_id: uuid.UUID,
+    items: list[IngestItem],
+    *,
+    progress: Callable[[int], Progress] = lambda _i: _noop,
+) -> AsyncIterator[tuple[int, IngestOutcome | MarginaliaError]]:
+    """Ingest documents one after another, parsing the next while this one is embedded.
+
+    Yields (position, outcome or the refusal) as each finishes, so a caller can
+    checkpoint per file; every file is still its own transaction.
+    """
+
+    def start(item: IngestItem) -> asyncio.Future[tuple[bytes, ParsedDocument]]:
+        def read_and_parse() -> tuple[bytes, ParsedDocument]:
+            data = item.load()
+            return data, validate_document(
+                data, item.filename, item.content_type, services.settings
+            )
+
+        return asyncio.ensure_future(asyncio.to_thread(read_and_parse))
+
+    upcoming = start(items[0]) if items else None
+    for position, item in enumerate(items):
+        assert upcoming is not None
+        current = upcoming
+        upcoming = start(items[position + 1]) if position + 1 < len(items) else None
+        try:
+            data, parsed = await current
+            parsing: asyncio.Future[ParsedDocument] = asyncio.get_running_loop().create_future()
+            parsing.set_result(parsed)
+            yield (
+                position,
+                await ingest_document(
+                    services,
+                    workspace_id,
+                    data=data,
+                    filename=item.filename,
+                    content_type=item.content_type,
+                    metadata=item.metadata,
+                    progress=progress(position),
+                    parsing=parsing,
+                ),
+            )
+        except MarginaliaError as exc:
+            yield position, exc
+    if upcoming is not None:
+        upcoming.cancel()
 
 
 def _normalised_mean(vectors: np.ndarray) -> np.ndarray:

@@ -187,34 +187,12 @@ async def import_beir(
             for d in batch
         ]
 
-    t0 = time.perf_counter()
-    done = 0
-    for start in range(0, len(docs), batch_docs):
-        batch = docs[start : start + batch_docs]
-        planned = await asyncio.to_thread(plan, batch)
-        texts = [c.text for chunks in planned for c in chunks]
-        vectors = await embedder.embed_documents(texts)
+    async def store(batch: list[BeirDoc], planned: list[list[Chunk]], vectors: np.ndarray) -> None:
         pos = 0
         async with ctx.db.transaction() as session:
             for doc, chunks in zip(batch, planned, strict=True):
-                new = []
                 doc_vectors = vectors[pos : pos + len(chunks)]
-                for c in chunks:
-                    new.append(
-                        NewChunk(
-                            chunk_index=c.index,
-                            text=c.text,
-                            section_type=c.section_type,
-                            section_title=c.section_title,
-                            page_start=c.page_start,
-                            page_end=c.page_end,
-                            char_start=c.char_start,
-                            char_end=c.char_end,
-                            token_count=c.token_count,
-                            embedding=vectors[pos],
-                        )
-                    )
-                    pos += 1
+                pos += len(chunks)
                 await insert_source(
                     session,
                     workspace_id=workspace.id,
@@ -231,11 +209,37 @@ async def import_beir(
                         "mean_embedding": source_mean(doc_vectors),
                     },
                     pages=[(1, doc.full_text)] if doc.full_text else [],
-                    chunks=new,
+                    chunks=[
+                        NewChunk.from_chunk(c, v) for c, v in zip(chunks, doc_vectors, strict=True)
+                    ],
                 )
-        done += len(batch)
-        rate = done / max(time.perf_counter() - t0, 1e-9)
-        progress(f"imported {done}/{len(docs)} documents ({rate:.0f} docs/s)")
+
+    # A three-stage pipeline: while batch i is embedded (the bottleneck), batch i+1 is
+    # chunked and batch i-1 is written, so the embedder is rarely left waiting.
+    batches = [docs[i : i + batch_docs] for i in range(0, len(docs), batch_docs)]
+    t0 = time.perf_counter()
+    done = 0
+    next_plan = asyncio.create_task(asyncio.to_thread(plan, batches[0]))
+    writing: asyncio.Task[None] | None = None
+    try:
+        for index, batch in enumerate(batches):
+            planned = await next_plan
+            if index + 1 < len(batches):
+                next_plan = asyncio.create_task(asyncio.to_thread(plan, batches[index + 1]))
+            vectors = await embedder.embed_documents([c.text for chunks in planned for c in chunks])
+            if writing is not None:
+                await writing
+            writing = asyncio.create_task(store(batch, planned, vectors))
+            done += len(batch)
+            rate = done / max(time.perf_counter() - t0, 1e-9)
+            progress(f"embedded {done}/{len(docs)} documents ({rate:.0f} docs/s)")
+        if writing is not None:
+            await writing
+    except BaseException:
+        for task in (next_plan, writing):
+            if task is not None and not task.done():
+                task.cancel()
+        raise
     return workspace.id
 
 

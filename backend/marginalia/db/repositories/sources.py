@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sqlalchemy import delete, func, insert, select, text
@@ -13,6 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from marginalia.db.models import Chunk, Source, SourcePage
+
+if TYPE_CHECKING:
+    from marginalia.ingest.documents import Chunk as ParsedChunk
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,21 @@ class NewChunk:
     char_end: int | None
     token_count: int
     embedding: np.ndarray
+
+    @classmethod
+    def from_chunk(cls, chunk: ParsedChunk, embedding: np.ndarray) -> NewChunk:
+        return cls(
+            chunk_index=chunk.index,
+            text=chunk.text,
+            section_type=chunk.section_type,
+            section_title=chunk.section_title,
+            page_start=chunk.page_start,
+            page_end=chunk.page_end,
+            char_start=chunk.char_start,
+            char_end=chunk.char_end,
+            token_count=chunk.token_count,
+            embedding=embedding,
+        )
 
 
 async def insert_source(
