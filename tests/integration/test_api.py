@@ -23,6 +23,13 @@ async def test_health_reports_database_and_backend(client: httpx.AsyncClient) ->
     assert body["embedding_model"]["configured"] == "sentence-transformers/all-MiniLM-L6-v2"
     assert body["jobs"]["backend"] == "in-process"
     assert body["database"]["migration"]["current"] == body["database"]["migration"]["head"]
+    # The refusal threshold comes from eval/calibration.json (invariant 4).
+    import json
+    from pathlib import Path
+
+    fitted = json.loads((Path(__file__).resolve().parents[2] / "eval" / "calibration.json").read_text())
+    assert body["answers"]["calibrated"] is True
+    assert body["answers"]["threshold"] == fitted["threshold"]
 
 
 async def test_openapi_is_served(client: httpx.AsyncClient) -> None:

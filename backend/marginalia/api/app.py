@@ -16,6 +16,7 @@ from marginalia.api.errors import install_error_handlers
 from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
 from marginalia.config import Settings, get_settings
 from marginalia.services.container import Services, open_services
+from marginalia.services.health import calibration_status
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,12 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         owned = services is None
         svc = services or await open_services(settings or get_settings())
         app.state.services = svc
+        # Read the calibrated refusal threshold at boot (invariant 4) and say what it is.
+        answers = calibration_status(svc.settings)
+        if answers["calibrated"]:
+            log.info("refusal threshold %.4f from %s", answers["threshold"], answers["path"])
+        else:
+            log.warning("answers will be refused until calibrated: %s", answers["detail"])
         recovered = await svc.jobs.recover_stale()
         if recovered:
             log.warning(

@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import text
 
+from marginalia.config import Settings
 from marginalia.db import migrate
 from marginalia.services.container import Services
 
@@ -46,11 +47,28 @@ async def health_report(services: Services) -> dict[str, Any]:
     except Exception as exc:
         report["status"] = "unavailable"
         report["database"]["error"] = f"{exc.__class__.__name__}: {exc}".splitlines()[0]
+    report["answers"] = calibration_status(settings)
     if settings.redis_url:
         report["jobs"]["redis"] = await _redis_ping(settings.redis_url)
         if not report["jobs"]["redis"]:
             report["status"] = "degraded" if report["status"] == "ok" else report["status"]
     return report
+
+
+def calibration_status(settings: Settings) -> dict[str, Any]:
+    """The refusal threshold answers will use (invariant 4), or why there is none."""
+    from marginalia.answer.calibration import CalibrationError, load_calibration
+
+    try:
+        calibration = load_calibration(settings=settings)
+    except CalibrationError as exc:
+        return {"calibrated": False, "detail": exc.detail}
+    return {
+        "calibrated": True,
+        "threshold": calibration.threshold,
+        "signal": calibration.signal,
+        "path": str(calibration.path),
+    }
 
 
 async def _redis_ping(url: str) -> bool:
