@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.resources
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -270,3 +270,15 @@ def test_split_sentences_respects_bounds() -> None:
         "Inside one.",
         "Inside two.",
     ]
+
+
+@pytest.mark.parametrize("path", _pdfs()[:3], ids=lambda p: p.name)
+def test_batched_counting_gives_the_same_chunks(path: Path) -> None:
+    doc = parse_document(path.read_bytes(), path.name, max_bytes=50 * 2**20, max_pages=300)
+
+    def count_batch(texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in _tokenizer().encode_batch(list(texts))]
+
+    one_by_one = chunk_document(doc, count_tokens, max_tokens=256)
+    batched = chunk_document(doc, count_tokens, max_tokens=256, count_tokens_batch=count_batch)
+    assert batched == one_by_one

@@ -8,12 +8,13 @@ text (`text_at(doc.pages, ...) == chunk.text`), so a quote can be located on its
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from marginalia.ingest.documents import Chunk, PageIndex, ParsedDocument, Section, joined_text
 
 CountTokens = Callable[[str], int]
+CountTokensBatch = Callable[[Sequence[str]], list[int]]
 
 # Words after which a period does not end a sentence (compared lower-cased, without
 # the final period).
@@ -155,13 +156,15 @@ def chunk_document(
     *,
     max_tokens: int = 256,
     overlap: float = 0.12,
+    count_tokens_batch: CountTokensBatch | None = None,
 ) -> list[Chunk]:
     """Chunks of every non-reference section, in document order.
 
     `count_tokens(text)` must return the model's token count including its special
     tokens ([CLS]/[SEP]); every chunk satisfies count_tokens(chunk.text) <= max_tokens.
     Consecutive chunks of a section share whole trailing sentences worth up to
-    `overlap * max_tokens` tokens.
+    `overlap * max_tokens` tokens. `count_tokens_batch`, when given, must agree with
+    `count_tokens`; it counts a section's sentences in one call (much cheaper).
     """
     specials = count_tokens("")
     budget = max_tokens - specials
@@ -179,7 +182,7 @@ def chunk_document(
         end = index.offset(section.page_end, section.char_end)
         if _heading_only(text[start:end], section):
             continue
-        units = _units(text, start, end, count_tokens, specials, budget)
+        units = _units(text, start, end, count_tokens, specials, budget, count_tokens_batch)
         for a, b, n in _pack(
             text, units, count_tokens, max_tokens, budget, overlap_budget, specials
         ):
@@ -212,12 +215,23 @@ def _heading_only(section_text: str, section: Section) -> bool:
 
 
 def _units(
-    text: str, start: int, end: int, count_tokens: CountTokens, specials: int, budget: int
+    text: str,
+    start: int,
+    end: int,
+    count_tokens: CountTokens,
+    specials: int,
+    budget: int,
+    count_tokens_batch: CountTokensBatch | None = None,
 ) -> list[_Unit]:
     """Sentences with their token counts; sentences over the budget split at words."""
     units: list[_Unit] = []
-    for a, b in split_sentences(text, start, end):
-        n = count_tokens(text[a:b]) - specials
+    spans = split_sentences(text, start, end)
+    if count_tokens_batch is not None:
+        counts = count_tokens_batch([text[a:b] for a, b in spans])
+    else:
+        counts = [count_tokens(text[a:b]) for a, b in spans]
+    for (a, b), total in zip(spans, counts, strict=True):
+        n = total - specials
         if n <= budget:
             units.append(_Unit(a, b, n))
         else:

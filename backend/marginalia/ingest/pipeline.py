@@ -192,6 +192,7 @@ async def ingest_document(
         embedder.count_tokens,
         max_tokens=embedder.max_tokens,
         overlap=settings.ingest.chunk_overlap,
+        count_tokens_batch=getattr(embedder, "count_tokens_batch", None),
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")

@@ -139,7 +139,12 @@ def _content_hash(doc: BeirDoc) -> str:
 
 
 def chunk_beir_doc(
-    doc: BeirDoc, count_tokens: Callable[[str], int], *, max_tokens: int, overlap: float
+    doc: BeirDoc,
+    count_tokens: Callable[[str], int],
+    *,
+    max_tokens: int,
+    overlap: float,
+    count_tokens_batch: Callable[[Sequence[str]], list[int]] | None = None,
 ) -> list[Chunk]:
     """Chunks of title + text, sized by the same chunker as any upload."""
     full = doc.full_text
@@ -155,7 +160,13 @@ def chunk_beir_doc(
         references=[],
         page_count=1,
     )
-    return chunk_document(parsed, count_tokens, max_tokens=max_tokens, overlap=overlap)
+    return chunk_document(
+        parsed,
+        count_tokens,
+        max_tokens=max_tokens,
+        overlap=overlap,
+        count_tokens_batch=count_tokens_batch,
+    )
 
 
 async def import_beir(
@@ -179,10 +190,16 @@ async def import_beir(
     embedder = ctx.embedder
     overlap = ctx.settings.ingest.chunk_overlap
 
+    batch_counter = getattr(embedder, "count_tokens_batch", None)
+
     def plan(batch: list[BeirDoc]) -> list[list[Chunk]]:
         return [
             chunk_beir_doc(
-                d, embedder.count_tokens, max_tokens=embedder.max_tokens, overlap=overlap
+                d,
+                embedder.count_tokens,
+                max_tokens=embedder.max_tokens,
+                overlap=overlap,
+                count_tokens_batch=batch_counter,
             )
             for d in batch
         ]
