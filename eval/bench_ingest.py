@@ -134,9 +134,14 @@ def _child(mode: str, corpus: str, data: Path, home: Path, limit: int | None) ->
         capture_output=True,
         text=True,
     )
-    if out.returncode != 0:
-        raise SystemExit(f"{mode}/{corpus} failed:\n{out.stderr[-3000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    lines = out.stdout.strip().splitlines()
+    if not lines or not lines[-1].startswith("{"):
+        raise SystemExit(f"{mode}/{corpus} failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
+    result = dict(json.loads(lines[-1]))
+    # A child that measured and printed but then died at interpreter exit is recorded
+    # with its exit code rather than discarded.
+    result["exit_code"] = out.returncode
+    return result
 
 
 def main() -> None:
