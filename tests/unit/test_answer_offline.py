@@ -183,6 +183,7 @@ async def test_workspace_idf_and_window_coverage() -> None:
             offline.COSINE_WEIGHT * s.cosine
             + offline.COVERAGE_WEIGHT * s.coverage
             + offline.WINDOW_COVERAGE_WEIGHT * s.window_coverage
+            + offline.CONTEXT_COVERAGE_WEIGHT * s.context_coverage
         )
         assert abs(s.support - expected) < 1e-9
 
@@ -207,6 +208,42 @@ async def test_workspace_idf_and_window_coverage() -> None:
     assert [s.support for s in fallback] == [s.support for s in plain]
 
 
+async def test_context_coverage_lowers_evidence_for_a_term_no_passage_mentions() -> None:
+    """A question whose specific term appears in none of the passages scores lower than
+    the same question over a context that does mention it, by exactly the context term."""
+    embedder = UnitEmbedder()
+    query = "How does SPECTER use the citation graph for chimpanzee genes?"
+
+    async def flat_idf(terms: frozenset[str]) -> dict[str, float] | None:
+        return dict.fromkeys(terms, 1.0)
+
+    async def score(passages: list[Passage]) -> list[offline.ScoredSentence]:
+        return await offline.score_sentences(
+            query=query,
+            query_vector=await embedder.embed_query(query),
+            passages=passages,
+            embedder=embedder,  # type: ignore[arg-type]
+            lexer=offline.python_lexer(),
+            idf=flat_idf,
+        )
+
+    mentions = Passage(
+        n=3, chunk_id=3, document="Genes", score=0.01,
+        text="Chimpanzee genes were compared with human genes in this study of selection.",
+    )  # fmt: skip
+    without = await score(PASSAGES)
+    with_term = await score([*PASSAGES, mentions])
+    target = "SPECTER is trained on the citation graph of papers."
+    a = next(s for s in without if s.text == target)
+    b = next(s for s in with_term if s.text == target)
+    assert len({s.context_coverage for s in without}) == 1  # one value per question
+    assert a.context_coverage < b.context_coverage
+    assert (a.cosine, a.coverage, a.window_coverage) == (b.cosine, b.coverage, b.window_coverage)
+    gap = offline.CONTEXT_COVERAGE_WEIGHT * (b.context_coverage - a.context_coverage)
+    assert abs((b.support - a.support) - gap) < 1e-9
+    assert offline.evidence_score(without) < offline.evidence_score(with_term)
+
+
 def test_answer_type_orders_claims_but_not_the_pool() -> None:
     def sentence(
         text: str, support: float, vec: list[float], numeric: bool
@@ -214,7 +251,7 @@ def test_answer_type_orders_claims_but_not_the_pool() -> None:
         v = np.asarray(vec, dtype=np.float32)
         return offline.ScoredSentence(
             passage_n=1, text=text, start=0, end=len(text), cosine=support, coverage=0.0,
-            window_coverage=0.0, support=support, vector=v / np.linalg.norm(v), answer_type=numeric,
+            window_coverage=0.0, context_coverage=0.0, support=support, vector=v / np.linalg.norm(v), answer_type=numeric,
         )  # fmt: skip
 
     general = sentence("The trial reported retrieval failures.", 0.62, [1, 0, 0], False)

@@ -3,7 +3,7 @@
 The eval fits it (``marginalia eval calibrate``) by scanning the ``evidence_score`` of
 answerable and unanswerable dev questions and writes::
 
-    {"threshold": 0.52, "signal": "max_sentence_support_v2", "fitted_on": "...",
+    {"threshold": 0.52, "signal": "max_sentence_support_v3", "fitted_on": "...",
      "method": "...", "created_at": "..."}
 
 There is no default: without the file an answer is refused with an error that says how
@@ -24,10 +24,11 @@ from marginalia.config import Settings
 from marginalia.errors import ServiceUnavailable
 
 #: The name of the signal :class:`marginalia.answer.schemas.Answer.evidence_score` holds.
-#: ``_v2`` (2026-11-29): workspace BM25 idf and neighbour-window coverage (see
-#: :mod:`marginalia.answer.offline`); a file fitted on the old ``max_sentence_support``
-#: is rejected, since its threshold was fitted on another scale.
-SIGNAL = "max_sentence_support_v2"
+#: ``_v2`` (2026-11-29): workspace BM25 idf and neighbour-window coverage; ``_v3`` (the
+#: same day): plus the coverage of the question by the whole context (see
+#: :mod:`marginalia.answer.offline`). A file fitted on an older signal is rejected, since
+#: its threshold was fitted on another scale.
+SIGNAL = "max_sentence_support_v3"
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PATH = REPO_ROOT / "eval" / "calibration.json"

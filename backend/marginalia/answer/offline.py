@@ -3,8 +3,9 @@
 Every sentence of the numbered passages gets a *support* score for the question::
 
     support = 0.6 · cosine(embed(sentence), embed(question))
-            + 0.2 · coverage(sentence, question)
-            + 0.2 · coverage(sentence and its neighbours, question)
+            + 0.1 · coverage(sentence, question)
+            + 0.1 · coverage(sentence and its neighbours, question)
+            + 0.2 · coverage(the whole context, question)
 
 ``coverage`` is the idf-weighted share of the question's stemmed content terms (Snowball
 English via PostgreSQL's ``to_tsvector``, the lexemes BM25 retrieval uses) that the text
@@ -17,7 +18,14 @@ Without workspace statistics (tests, tools without a database) the idf is comput
 the context's sentences instead. The *neighbours* are the scored sentences just before
 and after the sentence in the same passage: a question whose specific terms are spread
 over two adjacent sentences (a subject named in one, the figure in the next) is still
-covered, while a sentence whose surroundings miss the question's key term is not.
+covered, while a sentence whose surroundings miss the question's key term is not. The
+*context* is every numbered passage together: a question whose specific term (a disease,
+a species, a dataset) appears in none of the retrieved passages asks about something the
+evidence does not mention, however well one sentence matches the rest of it; a question
+that restates its setting ("the codeML part of the large ENSEMBL analysis") finds those
+words elsewhere in the passages even when the answering sentence does not repeat them.
+The context term is the same for every sentence of one question, so it moves the
+evidence score but never the order of the sentences.
 
 The maximum support over the context is the answer's ``evidence_score`` (signal
 :data:`marginalia.answer.calibration.SIGNAL`), whatever engine then answers.
@@ -49,9 +57,11 @@ from marginalia.embed.base import Embedder
 from marginalia.knowledge.text import content_tokens, sentence_spans
 
 COSINE_WEIGHT = 0.6
-#: Coverage of the sentence itself, and of the sentence with its neighbours.
-COVERAGE_WEIGHT = 0.2
-WINDOW_COVERAGE_WEIGHT = 0.2
+#: Coverage of the sentence itself, of the sentence with its neighbours, and of the
+#: whole numbered context (docs/EVAL.md: how these were chosen).
+COVERAGE_WEIGHT = 0.1
+WINDOW_COVERAGE_WEIGHT = 0.1
+CONTEXT_COVERAGE_WEIGHT = 0.2
 MMR_LAMBDA = 0.7
 MAX_CLAIMS = 3
 #: Added to the ranking value (not the support) of a sentence stating a number when the
@@ -169,6 +179,8 @@ class ScoredSentence:
     cosine: float
     coverage: float
     window_coverage: float
+    #: Coverage of the question by all passages of the context (same for every sentence).
+    context_coverage: float
     support: float
     vector: np.ndarray
     #: The question asks for a quantity and the sentence states one (ranks claims only).
@@ -254,13 +266,16 @@ async def score_sentences(
     if not candidates:
         return []
     vectors = await embedder.embed_documents([c[3] for c in candidates])
-    lexemes = await lexer([query, *(c[3] for c in candidates)])
-    query_terms, sentence_terms = lexemes[0], lexemes[1:]
+    lexemes = await lexer([query, *(c[3] for c in candidates), *(p.text for p in passages)])
+    query_terms = lexemes[0]
+    sentence_terms = lexemes[1 : 1 + len(candidates)]
+    context_terms = frozenset().union(*lexemes[1 + len(candidates) :])
     weights = await idf(query_terms) if idf is not None else None
     if weights is None:
         weights = context_idf(query_terms, sentence_terms)
     coverage = _coverage(query_terms, weights, sentence_terms)
     window = _coverage(query_terms, weights, _windows(candidates, sentence_terms))
+    (in_context,) = _coverage(query_terms, weights, [context_terms])
     quantity = asks_quantity(question if question is not None else query)
     q = np.asarray(query_vector, dtype=np.float32)
     cosines = np.asarray(vectors, dtype=np.float32) @ q
@@ -273,9 +288,11 @@ async def score_sentences(
             cosine=float(cos),
             coverage=cov,
             window_coverage=win,
+            context_coverage=in_context,
             support=COSINE_WEIGHT * float(cos)
             + COVERAGE_WEIGHT * cov
-            + WINDOW_COVERAGE_WEIGHT * win,
+            + WINDOW_COVERAGE_WEIGHT * win
+            + CONTEXT_COVERAGE_WEIGHT * in_context,
             vector=np.asarray(vec, dtype=np.float32),
             answer_type=quantity and states_quantity(sentence),
         )

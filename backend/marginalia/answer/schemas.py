@@ -49,11 +49,12 @@ class Answer(BaseModel):
     """A validated answer (invariant 3) or a refusal (invariant 4).
 
     ``evidence_score`` is the signal named by :data:`marginalia.answer.calibration.SIGNAL`
-    ("max_sentence_support_v2"): the highest support score of any sentence of the numbered
+    ("max_sentence_support_v3"): the highest support score of any sentence of the numbered
     context for the (history-expanded) question, where a sentence's support is
-    ``0.6 · cosine(sentence, question) + 0.2 · coverage(sentence) + 0.2 ·
-    coverage(sentence with its neighbours)``, coverage being the share of the question's
-    stemmed content terms, weighted by the workspace's BM25 idf, that the text contains (see
+    ``0.6 · cosine(sentence, question) + 0.1 · coverage(sentence) + 0.1 ·
+    coverage(sentence with its neighbours) + 0.2 · coverage(all passages)``, coverage being
+    the share of the question's stemmed content terms, weighted by the workspace's BM25
+    idf, that the text contains (see
     :func:`marginalia.answer.offline.score_sentences`). It is computed the same way for
     every engine, before any model call; the answer is refused when it is below
     ``threshold`` (read from ``eval/calibration.json``). ``threshold`` is None only in
@@ -72,7 +73,7 @@ class Answer(BaseModel):
     route: Route = "hybrid"
     engine: str = "extractive"
     evidence_score: float = 0.0
-    signal: str = "max_sentence_support_v2"
+    signal: str = "max_sentence_support_v3"
     threshold: float | None = None
     dropped: list[DroppedClaim] = Field(default_factory=list)
     history_turns: int = 0

@@ -173,6 +173,7 @@ async def answer_from_context(
                         "cosine": s.cosine,
                         "coverage": s.coverage,
                         "window_coverage": s.window_coverage,
+                        "context_coverage": s.context_coverage,
                         "answer_type": s.answer_type,
                     }
                     for s in scored[:5]
