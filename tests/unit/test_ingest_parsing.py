@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,22 @@ def test_every_pdf_parses_with_sane_sections(path: Path) -> None:
         assert previous_end <= start <= end  # in order, not overlapping
         previous_end = end
     assert "\r" not in joined_text(doc.pages)
+
+
+def test_pdfs_parsed_in_many_threads_at_once_match_a_serial_parse() -> None:
+    """The ingest pipeline parses ahead in worker threads; PDFium is not thread-safe and
+    corrupted the heap (the process died) before parsing was serialised in one lock."""
+    _need_data()
+    paths = _pdfs()
+    serial = {p.name: parse_document(p.read_bytes(), p.name, **LIMITS) for p in paths}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        parsed = list(
+            pool.map(lambda p: (p.name, parse_document(p.read_bytes(), p.name, **LIMITS)), paths * 3)
+        )
+    assert len(parsed) == 3 * len(paths)
+    for name, doc in parsed:
+        assert [pg.text for pg in doc.pages] == [pg.text for pg in serial[name].pages]
+        assert doc.title == serial[name].title
 
 
 @pytest.mark.parametrize("name", ACL_PAPERS)

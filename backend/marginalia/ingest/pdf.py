@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
+import threading
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
@@ -36,7 +37,18 @@ def normalise_page_text(raw: str) -> str:
     return _CONTROL.sub(" ", text)
 
 
+#: PDFium is not thread-safe: two documents parsed at once in two threads (the ingest
+#: pipeline parses ahead in worker threads) corrupted the heap. Every PDFium call, from
+#: opening a document to closing its last page, happens under this lock.
+_PDFIUM = threading.Lock()
+
+
 def parse_pdf(data: bytes, *, max_pages: int) -> ParsedDocument:
+    with _PDFIUM:
+        return _parse_pdf_locked(data, max_pages=max_pages)
+
+
+def _parse_pdf_locked(data: bytes, *, max_pages: int) -> ParsedDocument:
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -75,13 +87,18 @@ def _parse_open_pdf(pdf: pdfium.PdfDocument, *, max_pages: int) -> ParsedDocumen
     try:
         for i in range(page_count):
             page = pdf[i]
-            textpage = page.get_textpage()
-            raw = textpage.get_text_range()
-            if i == 0:
-                first_page_lines = _sized_lines(textpage, raw)
+            try:
+                textpage = page.get_textpage()
+                try:
+                    raw = textpage.get_text_range()
+                    if i == 0:
+                        first_page_lines = _sized_lines(textpage, raw)
+                finally:
+                    textpage.close()
+            finally:
+                # Closed here, under the lock, never later by the garbage collector.
+                page.close()
             pages.append(Page(number=i + 1, text=normalise_page_text(raw)))
-            textpage.close()
-            page.close()
         metadata = {k: v for k, v in pdf.get_metadata_dict().items() if v}
     except pdfium.PdfiumError as exc:
         raise DocumentError(
