@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from marginalia.embed import (
     l2_normalise,
 )
 from marginalia.embed import assets as assets_mod
+from marginalia.embed.fastembed_model import BatchTurns
 
 
 @pytest.fixture(scope="module")
@@ -266,3 +268,68 @@ def test_counting_does_not_need_the_onnx_session(tmp_path: Path) -> None:
     assert emb.count_tokens("hello world") == 4
     assert emb._model is None  # the chunker can count before the model is loaded
     assert emb.embed_query_sync("hello world").shape == (384,)
+
+
+class _SlowEmbedder(FastEmbedEmbedder):
+    """The real batching and turn-taking, with a model that takes 30 ms a batch."""
+
+    def __init__(self, models_dir: Path) -> None:
+        super().__init__(models_dir, batch_size=1)
+        self.batches: list[list[str]] = []
+
+    def _plan(self, texts: Sequence[str]) -> list[list[int]]:
+        return [[i] for i in range(len(texts))]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        time.sleep(0.03)
+        self.batches.append(texts)
+        return np.full((len(texts), self.dim), 1 / np.sqrt(self.dim), dtype=np.float32)
+
+
+async def test_a_query_takes_its_turn_inside_a_long_call_and_cancel_stops_it(
+    tmp_path: Path,
+) -> None:
+    slow = _SlowEmbedder(tmp_path)
+    long_call = asyncio.create_task(slow.embed_documents([f"passage {i}" for i in range(200)]))
+    await asyncio.sleep(0.1)
+    vector = await slow.embed_query("the query")
+    assert vector.shape == (slow.dim,)
+    # The query ran after the batch in progress, not after the 200 of the long call.
+    assert not long_call.done() and ["the query"] in slow.batches
+    long_call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await long_call
+    await asyncio.sleep(0.1)
+    ran = len(slow.batches)
+    await asyncio.sleep(0.15)
+    assert len(slow.batches) == ran < 200  # the worker thread stopped too
+
+
+def test_batch_turns_are_taken_in_arrival_order() -> None:
+    turns = BatchTurns(1)
+    order: list[str] = []
+    holding = threading.Event()
+    release = threading.Event()
+
+    def first() -> None:
+        with turns.turn():
+            holding.set()
+            release.wait(5)
+            order.append("first-1")
+        with turns.turn():  # queues behind whoever arrived meanwhile
+            order.append("first-2")
+
+    def second() -> None:
+        with turns.turn():
+            order.append("second")
+
+    a = threading.Thread(target=first)
+    a.start()
+    holding.wait(5)
+    b = threading.Thread(target=second)
+    b.start()
+    time.sleep(0.05)  # `second` is now waiting for the turn
+    release.set()
+    a.join(5)
+    b.join(5)
+    assert order == ["first-1", "second", "first-2"]

@@ -10,8 +10,12 @@ access happens on that path.
 Any other fastembed model name is loaded by fastembed the usual way, with its cache
 under ``models_dir/fastembed`` (this needs the hub, or a pre-filled cache).
 
-ONNX work runs in worker threads behind an :class:`asyncio.Semaphore`, so the event
-loop never blocks on it. Inputs longer than the window are refused, never truncated.
+ONNX work runs in a worker thread, so the event loop never blocks on it: one thread
+per call runs all of the call's batches back to back (hopping through the event loop
+between batches left the model idle whenever the loop was busy — storing the previous
+documents, say). Batches take turns in arrival order (:class:`BatchTurns`), so a query
+waiting behind a long ingest runs after the batch in progress, not after the whole
+ingest. Inputs longer than the window are refused, never truncated.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import weakref
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +74,39 @@ def _register_default_custom_model() -> None:
             license="apache-2.0",
             size_in_gb=0.023,
         )
+
+
+class EmbeddingCancelled(EmbeddingError):
+    """The caller went away; the remaining batches were not embedded."""
+
+
+class BatchTurns:
+    """At most ``slots`` batches run at once; waiting callers get turns in arrival order.
+
+    A caller that finishes a batch and wants another queues behind everyone already
+    waiting — which is what lets a one-text query cut into a long ingest.
+    """
+
+    def __init__(self, slots: int) -> None:
+        self._free = slots
+        self._waiting: deque[object] = deque()
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        ticket = object()
+        with self._changed:
+            self._waiting.append(ticket)
+            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] is ticket)
+            self._waiting.popleft()
+            self._free -= 1
+            self._changed.notify_all()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._free += 1
+                self._changed.notify_all()
 
 
 class FastEmbedEmbedder:
@@ -122,8 +161,12 @@ class FastEmbedEmbedder:
         self._load_lock = threading.Lock()
         self._model: Any = None  # fastembed.TextEmbedding
         self._tokenizer: Tokenizer | None = None
-        self._semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
-        self._semaphores = weakref.WeakKeyDictionary()
+        self._turns = BatchTurns(max_concurrency)
+        # Callers waiting for a turn wait in these threads, not in the event loop's
+        # default pool, which parsing and file work share.
+        self._threads = ThreadPoolExecutor(
+            max_workers=max_concurrency + 7, thread_name_prefix="embed"
+        )
 
     @classmethod
     def from_settings(cls, embedding: EmbeddingSettings, models_dir: Path) -> FastEmbedEmbedder:
@@ -301,40 +344,34 @@ class FastEmbedEmbedder:
             )
         return l2_normalise(arr, model_id=self.model_id)
 
-    def embed_documents_sync(self, texts: Sequence[str]) -> FloatArray:
-        items = self._as_list(texts)
-        out = np.empty((len(items), self.dim), dtype=np.float32)
-        if not items:
-            return out
-        for idx in self._plan(items):
-            out[idx] = self._embed_batch([items[i] for i in idx])
-        return out
-
-    def embed_query_sync(self, text: str) -> FloatArray:
-        return self.embed_documents_sync([text])[0]
-
-    def _semaphore(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        sem = self._semaphores.get(loop)
-        if sem is None:
-            sem = asyncio.Semaphore(self.max_concurrency)
-            self._semaphores[loop] = sem
-        return sem
-
-    async def embed_documents(self, texts: Sequence[str]) -> FloatArray:
-        items = self._as_list(texts)
+    def _embed_all(self, items: list[str], stop: threading.Event | None = None) -> FloatArray:
+        """Every batch of ``items``, one turn each, in this (worker) thread."""
         out = np.empty((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
         # Every input is checked before anything is embedded (this loads the model if needed).
-        batches = await asyncio.to_thread(self._plan, items)
-        for idx in batches:
-            batch = [items[i] for i in idx]
-            # A permit per batch: a query waiting behind a large ingest gets a turn
-            # after the current batch rather than after the whole call.
-            async with self._semaphore():
-                out[idx] = await asyncio.to_thread(self._embed_batch, batch)
+        for idx in self._plan(items):
+            with self._turns.turn():
+                if stop is not None and stop.is_set():
+                    raise EmbeddingCancelled("embedding cancelled by the caller")
+                out[idx] = self._embed_batch([items[i] for i in idx])
         return out
+
+    def embed_documents_sync(self, texts: Sequence[str]) -> FloatArray:
+        return self._embed_all(self._as_list(texts))
+
+    def embed_query_sync(self, text: str) -> FloatArray:
+        return self.embed_documents_sync([text])[0]
+
+    async def embed_documents(self, texts: Sequence[str]) -> FloatArray:
+        items = self._as_list(texts)
+        stop = threading.Event()
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._threads, self._embed_all, items, stop)
+        except asyncio.CancelledError:
+            stop.set()  # the thread stops before its next batch
+            raise
 
     async def embed_query(self, text: str) -> FloatArray:
         return (await self.embed_documents([text]))[0]
