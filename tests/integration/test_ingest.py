@@ -12,8 +12,15 @@ import httpx
 import pytest
 from sqlalchemy import text
 
+from marginalia.errors import MarginaliaError
 from marginalia.ingest.documents import Page, text_at
-from marginalia.ingest.pipeline import IngestOutcome, SourceMetadata, ingest_document
+from marginalia.ingest.pipeline import (
+    IngestItem,
+    IngestOutcome,
+    SourceMetadata,
+    ingest_document,
+    ingest_many,
+)
 from marginalia.jobs.events import follow_events
 from marginalia.services import workspaces as ws_service
 from marginalia.services.container import Services
@@ -321,3 +328,53 @@ async def test_model_mismatch_is_refused_with_reembed_hint(services: Services) -
     finally:
         async with services.db.transaction() as session:
             await embedding_model.repin(session, embedder.model_id, embedder.dim)
+
+
+async def test_pipelined_batch_dedups_within_itself_and_isolates_refusals(
+    services: Services, shared_data: Path
+) -> None:
+    """`ingest_many` embeds several documents per call and stores one group while the
+    next is embedded; documents that duplicate one not yet stored must still come out as
+    duplicates of it, and a refused file must not disturb the others."""
+    ws = await ws_service.create_workspace(services.db, name=f"batch-{uuid.uuid4().hex[:6]}")
+    specter = (shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes()
+    vespa = (shared_data / "pdfs" / "vespa-peerj2017.pdf").read_bytes()
+    title_a = b"# Graph neural networks for molecular property prediction at scale\n\nWe train GNNs."
+    title_b = b"# Molecular property prediction at scale with graph neural networks\n\nJournal version."
+    files = [
+        ("specter.pdf", specter),
+        ("broken.pdf", specter[:2000]),  # truncated: refused
+        ("specter-again.pdf", specter),  # same bytes as a document not yet stored
+        ("a.md", title_a),
+        ("vespa.pdf", vespa),
+        ("b.md", title_b),  # near-duplicate title of a.md, same batch
+    ]
+    items = [IngestItem(load=lambda d=data: d, filename=name) for name, data in files]
+    results: dict[int, IngestOutcome | MarginaliaError] = {}
+    async for position, outcome in ingest_many(services, ws.id, items, group_passages=8):
+        assert position not in results
+        results[position] = outcome
+    assert sorted(results) == list(range(len(files)))
+    specter_out, broken, again, a_md, vespa_out, b_md = (results[i] for i in range(6))
+    assert isinstance(specter_out, IngestOutcome) and specter_out.status == "created"
+    assert isinstance(broken, MarginaliaError)
+    assert isinstance(again, IngestOutcome)
+    assert (again.status, again.dedup_layer, again.source_id) == (
+        "duplicate",
+        "content_hash",
+        specter_out.source_id,
+    )
+    assert isinstance(a_md, IngestOutcome) and a_md.status == "created"
+    assert isinstance(vespa_out, IngestOutcome) and vespa_out.status == "created"
+    assert isinstance(b_md, IngestOutcome)
+    assert (b_md.status, b_md.dedup_layer, b_md.source_id) == ("duplicate", "title", a_md.source_id)
+    async with services.db.session() as session:
+        n_sources = await session.scalar(
+            text("SELECT count(*) FROM sources WHERE workspace_id = :w"), {"w": ws.id}
+        )
+        n_chunks = await session.scalar(
+            text("SELECT count(*) FROM chunks WHERE workspace_id = :w"), {"w": ws.id}
+        )
+    assert n_sources == 3
+    assert n_chunks == specter_out.chunks + a_md.chunks + vespa_out.chunks
+    await ws_service.delete_workspace(services.db, ws.id)
