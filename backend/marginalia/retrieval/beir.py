@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import text
 
-from marginalia.db.repositories.sources import NewChunk, insert_source
+from marginalia.db.repositories.sources import NewChunk, NewSource, insert_sources
 from marginalia.errors import ValidationFailed
 from marginalia.ingest import Chunk, Page, ParsedDocument, Section, chunk_document
 from marginalia.retrieval.fusion import DEFAULT_FUSION, FUSION_METHODS, RRF, rrf_fuse, score_fuse
@@ -175,7 +175,7 @@ async def import_beir(
     *,
     workspace_name: str,
     limit: int | None = None,
-    batch_docs: int = 500,
+    batch_docs: int = 200,
     progress: Progress = _quiet,
 ) -> uuid.UUID:
     """Import a BEIR corpus into a new workspace (one source per document)."""
@@ -184,6 +184,9 @@ async def import_beir(
     docs = load_corpus(Path(corpus_dir), limit=limit)
     if not docs:
         raise ValidationFailed(f"{corpus_dir}/corpus.jsonl holds no documents")
+    # Shortest first: each embedding call then holds passages of similar length, which
+    # pads far less than corpus order (the model runs ~25% faster on sorted batches).
+    docs = sorted(docs, key=lambda d: len(d.full_text))
     workspace = await ws_service.create_workspace(
         ctx.db, name=workspace_name, description=f"BEIR import of {Path(corpus_dir).name}"
     )
@@ -205,14 +208,13 @@ async def import_beir(
         ]
 
     async def store(batch: list[BeirDoc], planned: list[list[Chunk]], vectors: np.ndarray) -> None:
+        new_sources: list[NewSource] = []
         pos = 0
-        async with ctx.db.transaction() as session:
-            for doc, chunks in zip(batch, planned, strict=True):
-                doc_vectors = vectors[pos : pos + len(chunks)]
-                pos += len(chunks)
-                await insert_source(
-                    session,
-                    workspace_id=workspace.id,
+        for doc, chunks in zip(batch, planned, strict=True):
+            doc_vectors = vectors[pos : pos + len(chunks)]
+            pos += len(chunks)
+            new_sources.append(
+                NewSource(
                     fields={
                         "kind": "text",
                         "origin": "beir",
@@ -230,6 +232,10 @@ async def import_beir(
                         NewChunk.from_chunk(c, v) for c, v in zip(chunks, doc_vectors, strict=True)
                     ],
                 )
+            )
+        # One transaction and three statements for the whole batch.
+        async with ctx.db.transaction() as session:
+            await insert_sources(session, workspace_id=workspace.id, sources=new_sources)
 
     # A three-stage pipeline: while batch i is embedded (the bottleneck), batch i+1 is
     # chunked and batch i-1 is written, so the embedder is rarely left waiting.
