@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 from sqlalchemy import text
 
@@ -377,4 +378,33 @@ async def test_pipelined_batch_dedups_within_itself_and_isolates_refusals(
         )
     assert n_sources == 3
     assert n_chunks == specter_out.chunks + a_md.chunks + vespa_out.chunks
+    await ws_service.delete_workspace(services.db, ws.id)
+
+
+async def test_stored_vectors_are_exactly_the_embedder_s(services: Services) -> None:
+    """Vectors travel to the server in pgvector's binary form: what comes back must be
+    the embedder's float32 vector bit for bit, row by row in chunk order."""
+    ws = await ws_service.create_workspace(services.db, name=f"vec-{uuid.uuid4().hex[:6]}")
+    body = "\n\n".join(
+        f"Paragraph {i} about citation graphs, hard negatives and triplet losses." * 6
+        for i in range(8)
+    )
+    outcome = await ingest_document(
+        services, ws.id, data=f"# Vectors\n\n{body}".encode(), filename="v.md"
+    )
+    assert outcome.status == "created" and outcome.chunks >= 2
+    async with services.db.session() as session:
+        rows = (
+            await session.execute(
+                text(
+                    "SELECT text, embedding::text FROM chunks WHERE source_id = :s "
+                    "ORDER BY chunk_index"
+                ),
+                {"s": outcome.source_id},
+            )
+        ).all()
+    expected = await services.embedder.embed_documents([r[0] for r in rows])
+    stored = np.asarray([[float(x) for x in r[1].strip("[]").split(",")] for r in rows])
+    assert stored.shape == expected.shape
+    assert np.array_equal(stored.astype(np.float32), expected)
     await ws_service.delete_workspace(services.db, ws.id)

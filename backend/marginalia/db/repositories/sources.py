@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pgvector.psycopg.vector import VectorBinaryDumper
+from psycopg.types import TypeInfo
 from sqlalchemy import delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
@@ -15,6 +17,8 @@ from sqlmodel import col
 from marginalia.db.models import Chunk, Source, SourcePage
 
 if TYPE_CHECKING:
+    from psycopg import AsyncConnection
+
     from marginalia.ingest.documents import Chunk as ParsedChunk
 
 
@@ -47,26 +51,63 @@ class NewChunk:
         )
 
 
+_CHUNK_COLUMNS = (
+    "source_id",
+    "workspace_id",
+    "chunk_index",
+    "text",
+    "section_type",
+    "section_title",
+    "page_start",
+    "page_end",
+    "char_start",
+    "char_end",
+    "token_count",
+    "embedding",
+)
+_INSERT_CHUNKS = (
+    f"INSERT INTO chunks ({', '.join(_CHUNK_COLUMNS)}) "
+    f"VALUES ({', '.join(['%s'] * (len(_CHUNK_COLUMNS) - 1))}, %b)"
+)
+
+
 def _chunk_rows(
     source_id: uuid.UUID, workspace_id: uuid.UUID, chunks: Sequence[NewChunk]
-) -> list[dict[str, Any]]:
+) -> list[tuple[Any, ...]]:
     return [
-        {
-            "source_id": source_id,
-            "workspace_id": workspace_id,
-            "chunk_index": c.chunk_index,
-            "text": c.text,
-            "section_type": c.section_type,
-            "section_title": c.section_title,
-            "page_start": c.page_start,
-            "page_end": c.page_end,
-            "char_start": c.char_start,
-            "char_end": c.char_end,
-            "token_count": c.token_count,
-            "embedding": c.embedding,
-        }
+        (
+            source_id,
+            workspace_id,
+            c.chunk_index,
+            c.text,
+            c.section_type,
+            c.section_title,
+            c.page_start,
+            c.page_end,
+            c.char_start,
+            c.char_end,
+            c.token_count,
+            np.asarray(c.embedding, dtype=np.float32),
+        )
         for c in chunks
     ]
+
+
+async def _insert_chunks(session: AsyncSession, rows: list[tuple[Any, ...]]) -> None:
+    """Chunk rows through the session's own connection (same transaction), with the
+    vectors sent in pgvector's binary form: formatting 384 floats as text per chunk in
+    Python and parsing them back in the server was ~15% of a chunk insert."""
+    connection = await session.connection()
+    raw: AsyncConnection[Any] | None = (await connection.get_raw_connection()).driver_connection
+    assert raw is not None  # a checked-out connection always has its driver connection
+    info = await TypeInfo.fetch(raw, "vector")
+    if info is None:
+        raise RuntimeError("the vector type is missing: is the pgvector extension installed?")
+    async with raw.cursor() as cursor:
+        # Registered on this cursor only, so nothing else on the pooled connection changes.
+        dumper = type("NumpyVectorDumper", (VectorBinaryDumper,), {"oid": info.oid})
+        cursor.adapters.register_dumper(np.ndarray, dumper)
+        await cursor.executemany(_INSERT_CHUNKS, rows)
 
 
 async def insert_source(
@@ -91,7 +132,7 @@ async def insert_source(
             [{"source_id": source.id, "page_number": n, "text": t} for n, t in pages],
         )
     if chunks:
-        await session.execute(insert(Chunk), _chunk_rows(source.id, workspace_id, chunks))
+        await _insert_chunks(session, _chunk_rows(source.id, workspace_id, chunks))
     await session.refresh(source)
     return source
 
@@ -143,7 +184,7 @@ async def insert_sources(
         for row in _chunk_rows(sid, workspace_id, new.chunks)
     ]
     if chunk_rows:
-        await session.execute(insert(Chunk), chunk_rows)
+        await _insert_chunks(session, chunk_rows)
     return ids
 
 
