@@ -245,16 +245,14 @@ class Chunk(SQLModel, table=True):
 
 class RetrievalPosting(SQLModel, table=True):
     """BM25 postings: one row per (chunk, lexeme), kept exact by a trigger on chunks
-    (migration 0002). Term frequency and document length come from the chunk's tsvector."""
+    (migration 0002). Term frequency and document length come from the chunk's tsvector.
+    No foreign key to ``chunks`` (migration 0003): the same trigger deletes a chunk's
+    postings, and a per-row key check was ~23% of inserting a chunk."""
 
     __tablename__ = "retrieval_postings"
     workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
     lexeme: str = Field(sa_column=Column(Text, primary_key=True))
-    chunk_id: int = Field(
-        sa_column=Column(
-            BigInteger, ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True, index=True
-        )
-    )
+    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True, index=True))
     source_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
     tf: int
     dl: int
