@@ -170,6 +170,11 @@ class _Pending:
         self.digests.add(prepared.digest)
         self.records.append(prepared.record)
 
+    def discard(self, prepared: _Prepared) -> None:
+        """Stored (the database now answers for it) or failed (nothing to match)."""
+        self.digests.discard(prepared.digest)
+        self.records.remove(prepared.record)
+
     def clear(self) -> None:
         self.digests.clear()
         self.records.clear()
@@ -472,6 +477,8 @@ async def ingest_many(
                 out.append((n, await _store(services, workspace_id, prepared, vecs)))
             except MarginaliaError as exc:
                 out.append((n, exc))
+            finally:
+                pending.discard(prepared)
         return out
 
     embedding: asyncio.Future[list[np.ndarray]] | None = None
@@ -491,6 +498,8 @@ async def ingest_many(
                 except MarginaliaError as exc:
                     vectors = None
                     results += [(n, exc) for n in members]
+                    for prepared in group:
+                        pending.discard(prepared)
                 embedding = None
             if storing is not None:
                 results += await storing
