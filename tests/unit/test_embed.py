@@ -333,3 +333,94 @@ def test_batch_turns_are_taken_in_arrival_order() -> None:
     a.join(5)
     b.join(5)
     assert order == ["first-1", "second", "first-2"]
+
+
+def test_batch_turns_serve_lower_ranks_first() -> None:
+    turns = BatchTurns(1)
+    order: list[str] = []
+    holding = threading.Event()
+    release = threading.Event()
+
+    def holder() -> None:
+        with turns.turn((1, 0)):
+            holding.set()
+            release.wait(5)
+
+    def waiter(name: str, rank: tuple[int, ...]) -> None:
+        with turns.turn(rank):
+            order.append(name)
+
+    a = threading.Thread(target=holder)
+    a.start()
+    holding.wait(5)
+    # Queued in this order while the slot is held: a newer call, an older call, a query.
+    waiters = [
+        threading.Thread(target=waiter, args=(name, rank))
+        for name, rank in (("newer call", (1, 2)), ("older call", (1, 1)), ("query", (0,)))
+    ]
+    for t in waiters:
+        t.start()
+        time.sleep(0.05)
+    release.set()
+    for t in (a, *waiters):
+        t.join(5)
+    assert order == ["query", "older call", "newer call"]
+
+
+class _RecordingEmbedder(FastEmbedEmbedder):
+    """The real planning and workers, with a model that records which thread ran what."""
+
+    def __init__(self, models_dir: Path, *, fail_on: str | None = None) -> None:
+        super().__init__(models_dir, batch_size=8, max_concurrency=2)
+        self.fail_on = fail_on
+        self.threads_seen: set[str] = set()
+        self.batches: list[list[str]] = []
+        self.running = 0
+        self.most_at_once = 0
+        self._lock = threading.Lock()
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            self.running += 1
+            self.most_at_once = max(self.most_at_once, self.running)
+            self.threads_seen.add(threading.current_thread().name)
+            self.batches.append(texts)
+        time.sleep(0.02)
+        with self._lock:
+            self.running -= 1
+        if self.fail_on is not None and self.fail_on in texts:
+            raise EmbeddingError("the model failed on this batch")
+        # A vector that says which text it belongs to: its length in the first coordinate.
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out[:, 0] = [len(t) for t in texts]
+        out[:, 1] = 1.0
+        return out
+
+
+async def test_a_call_runs_its_batches_in_every_slot_and_keeps_input_order(
+    tmp_path: Path,
+) -> None:
+    emb = _RecordingEmbedder(tmp_path)
+    texts = ["word " * (i % 23 + 1) for i in range(100)]
+    vectors = await emb.embed_documents(texts)
+    assert vectors[:, 0].tolist() == [float(len(t)) for t in texts]
+    assert emb.most_at_once == 2 and len(emb.threads_seen) == 2
+    # 100 texts in batches of 8: the last two (8 + 4 texts) are cut in quarters (2 each).
+    assert sorted(t for b in emb.batches for t in b) == sorted(texts)
+    assert sorted(len(b) for b in emb.batches) == [2] * 6 + [8] * 11
+    # Longest first: nothing embedded later is longer than the first batch's texts.
+    first = emb.batches[0]
+    assert min(map(len, first)) >= max(len(t) for b in emb.batches[1:] for t in b)
+
+
+async def test_a_failing_batch_fails_the_call_and_stops_its_other_worker(tmp_path: Path) -> None:
+    texts = ["passage"] * 96
+    texts[50] = "the longest passage, so in the first batch"
+    emb = _RecordingEmbedder(tmp_path, fail_on=texts[50])
+    with pytest.raises(EmbeddingError, match="failed on this batch"):
+        await emb.embed_documents(texts)
+    ran = len(emb.batches)
+    await asyncio.sleep(0.1)
+    # The first of 18 batches failed: the worker beside it finished its own batch, and
+    # neither took another.
+    assert len(emb.batches) == ran <= 3

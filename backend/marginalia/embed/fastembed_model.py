@@ -10,20 +10,26 @@ access happens on that path.
 Any other fastembed model name is loaded by fastembed the usual way, with its cache
 under ``models_dir/fastembed`` (this needs the hub, or a pre-filled cache).
 
-ONNX work runs in a worker thread, so the event loop never blocks on it: one thread
-per call runs all of the call's batches back to back (hopping through the event loop
-between batches left the model idle whenever the loop was busy — storing the previous
-documents, say). Batches take turns in arrival order (:class:`BatchTurns`), so a query
-waiting behind a long ingest runs after the batch in progress, not after the whole
-ingest. Inputs longer than the window are refused, never truncated.
+ONNX work runs in worker threads, so the event loop never blocks on it: a call's
+batches run back to back in up to ``max_concurrency`` threads at once (hopping through
+the event loop between batches left the model idle whenever the loop was busy — storing
+the previous documents, say). By default each batch is one single-threaded ONNX run and
+there are as many slots as cores: two one-thread runs embed as fast as one two-thread
+run, and when other work (parsing, PostgreSQL) takes a core for a moment only the run on
+that core waits, where a two-thread run's every operator would wait for its slower half
+(docs/BENCHMARKS.md). Batches take turns (:class:`BatchTurns`): a query waiting behind
+a long ingest runs after a batch in progress, not after the whole ingest, and of two
+long calls the older goes first. Inputs longer than the window are refused, never
+truncated.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import logging
 import threading
-from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -81,24 +87,29 @@ class EmbeddingCancelled(EmbeddingError):
 
 
 class BatchTurns:
-    """At most ``slots`` batches run at once; waiting callers get turns in arrival order.
+    """At most ``slots`` batches run at once; waiting batches are served by rank, then
+    in arrival order.
 
-    A caller that finishes a batch and wants another queues behind everyone already
-    waiting — which is what lets a one-text query cut into a long ingest.
+    The embedder ranks a one-batch call (a query) before every batch of a longer call,
+    and longer calls oldest first: so a query cuts into a long ingest after the batch in
+    progress, and of two calls queued by a pipeline the older one finishes first instead
+    of both finishing late. A caller that finishes a batch and wants another queues
+    behind everyone of its rank already waiting.
     """
 
     def __init__(self, slots: int) -> None:
         self._free = slots
-        self._waiting: deque[object] = deque()
+        self._waiting: list[tuple[tuple[int, ...], int]] = []  # a heap of (rank, arrival)
+        self._arrivals = itertools.count()
         self._changed = threading.Condition()
 
     @contextmanager
-    def turn(self) -> Iterator[None]:
-        ticket = object()
+    def turn(self, rank: tuple[int, ...] = ()) -> Iterator[None]:
+        ticket = (rank, next(self._arrivals))
         with self._changed:
-            self._waiting.append(ticket)
-            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] is ticket)
-            self._waiting.popleft()
+            heapq.heappush(self._waiting, ticket)
+            self._changed.wait_for(lambda: self._free > 0 and self._waiting[0] == ticket)
+            heapq.heappop(self._waiting)
             self._free -= 1
             self._changed.notify_all()
         try:
@@ -162,10 +173,16 @@ class FastEmbedEmbedder:
         self._model: Any = None  # fastembed.TextEmbedding
         self._tokenizer: Tokenizer | None = None
         self._turns = BatchTurns(max_concurrency)
+        self._calls = itertools.count()  # ranks longer calls, oldest first
         # Callers waiting for a turn wait in these threads, not in the event loop's
         # default pool, which parsing and file work share.
         self._threads = ThreadPoolExecutor(
             max_workers=max_concurrency + 7, thread_name_prefix="embed"
+        )
+        # A call's extra workers (its own thread is the first). They never submit work
+        # themselves, so a full pool only delays them: the caller's thread does the rest.
+        self._helpers = ThreadPoolExecutor(
+            max_workers=max(1, max_concurrency - 1) * 2, thread_name_prefix="embed-batch"
         )
 
     @classmethod
@@ -317,8 +334,19 @@ class FastEmbedEmbedder:
         for i, n in enumerate(counts):
             if n > self.max_tokens:
                 raise InputTooLongError(i, n, self.max_tokens, self.model_id)
-        order = sorted(range(len(counts)), key=counts.__getitem__)
-        return [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        # Longest first: with several batches running at once, the call's last batches are
+        # its shortest, so a slot left without work at the end idles least.
+        order = sorted(range(len(counts)), key=counts.__getitem__, reverse=True)
+        size = self.batch_size
+        batches = [order[i : i + size] for i in range(0, len(order), size)]
+        slots = self.max_concurrency
+        if slots > 1 and len(batches) > 1:
+            # The last batches run while other slots may have nothing left to do: cut in
+            # quarters, they finish closer together (same passages, same padding).
+            tail = [i for batch in batches[-slots:] for i in batch]
+            piece = max(1, size // 4)
+            batches = batches[:-slots] + [tail[i : i + piece] for i in range(0, len(tail), piece)]
+        return batches
 
     @staticmethod
     def _as_list(texts: Sequence[str]) -> list[str]:
@@ -345,16 +373,46 @@ class FastEmbedEmbedder:
         return l2_normalise(arr, model_id=self.model_id)
 
     def _embed_all(self, items: list[str], stop: threading.Event | None = None) -> FloatArray:
-        """Every batch of ``items``, one turn each, in this (worker) thread."""
+        """Every batch of ``items``, each in its turn, in this thread and up to
+        ``max_concurrency - 1`` helpers."""
         out = np.empty((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
         # Every input is checked before anything is embedded (this loads the model if needed).
-        for idx in self._plan(items):
-            with self._turns.turn():
-                if stop is not None and stop.is_set():
-                    raise EmbeddingCancelled("embedding cancelled by the caller")
-                out[idx] = self._embed_batch([items[i] for i in idx])
+        plan = self._plan(items)
+        batches = iter(plan)
+        rank = (0,) if len(plan) == 1 else (1, next(self._calls))
+        taking = threading.Lock()
+        failed = threading.Event()  # one worker failed: the others stop too
+
+        def work() -> None:
+            while True:
+                with taking:
+                    idx = next(batches, None)
+                if idx is None or failed.is_set():
+                    return
+                with self._turns.turn(rank):
+                    if stop is not None and stop.is_set():
+                        raise EmbeddingCancelled("embedding cancelled by the caller")
+                    if failed.is_set():
+                        return
+                    try:
+                        out[idx] = self._embed_batch([items[i] for i in idx])
+                    except BaseException:
+                        failed.set()
+                        raise
+
+        helpers = [
+            self._helpers.submit(work) for _ in range(min(self.max_concurrency, len(plan)) - 1)
+        ]
+        try:
+            work()
+        finally:
+            # `out` is returned (or dropped) only once no helper can still write to it.
+            for helper in helpers:
+                helper.exception()
+        for helper in helpers:
+            helper.result()  # a helper's failure is the call's failure
         return out
 
     def embed_documents_sync(self, texts: Sequence[str]) -> FloatArray:
