@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,6 +183,17 @@ class _Pending:
 
 class _Conflict:
     """`_prepare`'s answer for a document that matches a pending one."""
+
+
+@dataclass
+class _Group:
+    """Documents embedded in one call (``members`` are their positions), with the
+    outcomes of those that needed no embedding (duplicates, refusals)."""
+
+    members: list[int]
+    group: list[_Prepared]
+    done: list[tuple[int, IngestOutcome | MarginaliaError]]
+    embedding: asyncio.Future[list[np.ndarray]] | None
 
 
 async def _prepare(
@@ -399,9 +411,10 @@ async def ingest_many(
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.
 
     Three stages overlap: documents are read, parsed and chunked ahead; the chunks of
-    several documents (about ``group_passages``) are embedded in one call; while that
-    group is embedded, the previous one is stored, one transaction per document. So the
-    embedder — the bottleneck — is rarely left waiting. A document that matches one
+    several documents (about ``group_passages``) are embedded in one call, the next
+    group's call queued behind it; while that group is embedded, the previous one is
+    stored, one transaction per document. So the embedder — the bottleneck — is rarely
+    left waiting. A document that matches one
     accepted but not yet stored (the same bytes or title twice in one batch) is set aside
     and ingested after the others, when the normal checks can see what it duplicates;
     so results come in input order except for those.
@@ -415,9 +428,9 @@ async def ingest_many(
     ahead: list[asyncio.Future[tuple[bytes, ParsedDocument]]] = []
     next_item = 0
 
-    def top_up() -> None:
+    def top_up(limit: int = PARSE_AHEAD) -> None:
         nonlocal next_item
-        while next_item < len(items) and len(ahead) < PARSE_AHEAD:
+        while next_item < len(items) and len(ahead) < limit:
             ahead.append(asyncio.ensure_future(asyncio.to_thread(read_and_parse, items[next_item])))
             next_item += 1
 
@@ -434,9 +447,12 @@ async def ingest_many(
         done: list[Result] = []
         passages = 0
         while position < len(items) and passages < group_passages:
-            top_up()
+            top_up(PARSE_AHEAD if in_flight else 1)
             current, item = ahead.pop(0), items[position]
-            top_up()
+            if in_flight:
+                # Parse ahead while the embedder works. At the start it waits for this
+                # document alone, which parses faster without the others beside it.
+                top_up()
             try:
                 await progress(position)("parsing", f"parsing {item.filename}")
                 data, parsed = await current
@@ -464,8 +480,8 @@ async def ingest_many(
                     group.append(prepared)
                     passages += len(prepared.chunks)
             position += 1
-            if group and (embedding is None or embedding.done()):
-                break
+            if group and all(g.embedding is None or g.embedding.done() for g in in_flight):
+                break  # the embedder has nothing else to do
         return members, group, done
 
     async def store_group(
@@ -481,41 +497,50 @@ async def ingest_many(
                 pending.discard(prepared)
         return out
 
-    embedding: asyncio.Future[list[np.ndarray]] | None = None
+    # Up to two groups' embedding calls are in flight: the next one waits for the
+    # embedder's turns while the current one runs, so no slot idles between calls.
+    in_flight: deque[_Group] = deque()
     storing: asyncio.Future[list[Result]] | None = None
-    try:
-        members, group, done = await form_group()
-        while group or done:
+
+    def launch(formed: tuple[list[int], list[_Prepared], list[Result]]) -> None:
+        members, group, done = formed
+        if group or done:
             embedding = asyncio.ensure_future(_embed(services, group)) if group else None
-            # The next group is read, checked and chunked while this one is embedded
-            # (and the previous one stored).
-            next_group = await form_group()
-            results = list(done)
+            in_flight.append(_Group(members, group, done, embedding))
+
+    try:
+        launch(await form_group())
+        while in_flight:
+            # The next group is read, checked, chunked and queued for the embedder while
+            # this one is embedded (and the previous one stored).
+            launch(await form_group())
+            current = in_flight.popleft()
+            results = list(current.done)
             vectors: list[np.ndarray] | None = []
-            if embedding is not None:
+            if current.embedding is not None:
                 try:
-                    vectors = await embedding
+                    vectors = await current.embedding
                 except MarginaliaError as exc:
                     vectors = None
-                    results += [(n, exc) for n in members]
-                    for prepared in group:
+                    results += [(n, exc) for n in current.members]
+                    for prepared in current.group:
                         pending.discard(prepared)
-                embedding = None
             if storing is not None:
                 results += await storing
                 storing = None
-            if vectors and group:
-                storing = asyncio.ensure_future(store_group(members, group, vectors))
+            if vectors and current.group:
+                storing = asyncio.ensure_future(
+                    store_group(current.members, current.group, vectors)
+                )
             for result in sorted(results, key=lambda r: r[0]):
                 yield result
-            members, group, done = next_group
         if storing is not None:
             results = await storing
             storing = None
             for result in results:
                 yield result
     finally:
-        for future in (*ahead, embedding, storing):
+        for future in (*ahead, *(g.embedding for g in in_flight), storing):
             if future is not None:
                 future.cancel()
     # Set-aside documents, now that what they matched is stored (or failed).

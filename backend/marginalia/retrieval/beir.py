@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -237,29 +238,42 @@ async def import_beir(
         async with ctx.db.transaction() as session:
             await insert_sources(session, workspace_id=workspace.id, sources=new_sources)
 
-    # A three-stage pipeline: while batch i is embedded (the bottleneck), batch i+1 is
-    # chunked and batch i-1 is written, so the embedder is rarely left waiting.
+    # A pipeline: while batch i is embedded (the bottleneck), batch i+1 is chunked and
+    # queued for the embedder (so no embedding slot idles between calls) and batch i-1
+    # is written.
     batches = [docs[i : i + batch_docs] for i in range(0, len(docs), batch_docs)]
     t0 = time.perf_counter()
     done = 0
+    in_flight: deque[tuple[list[BeirDoc], list[list[Chunk]], asyncio.Task[np.ndarray]]] = deque()
     next_plan = asyncio.create_task(asyncio.to_thread(plan, batches[0]))
     writing: asyncio.Task[None] | None = None
+
+    async def finish_oldest() -> None:
+        nonlocal writing, done
+        batch, planned, embedding = in_flight.popleft()
+        vectors = await embedding
+        if writing is not None:
+            await writing
+        writing = asyncio.create_task(store(batch, planned, vectors))
+        done += len(batch)
+        rate = done / max(time.perf_counter() - t0, 1e-9)
+        progress(f"embedded {done}/{len(docs)} documents ({rate:.0f} docs/s)")
+
     try:
         for index, batch in enumerate(batches):
             planned = await next_plan
             if index + 1 < len(batches):
                 next_plan = asyncio.create_task(asyncio.to_thread(plan, batches[index + 1]))
-            vectors = await embedder.embed_documents([c.text for chunks in planned for c in chunks])
-            if writing is not None:
-                await writing
-            writing = asyncio.create_task(store(batch, planned, vectors))
-            done += len(batch)
-            rate = done / max(time.perf_counter() - t0, 1e-9)
-            progress(f"embedded {done}/{len(docs)} documents ({rate:.0f} docs/s)")
+            texts = [c.text for chunks in planned for c in chunks]
+            in_flight.append((batch, planned, asyncio.create_task(embedder.embed_documents(texts))))
+            if len(in_flight) == 2:
+                await finish_oldest()
+        while in_flight:
+            await finish_oldest()
         if writing is not None:
             await writing
     except BaseException:
-        for task in (next_plan, writing):
+        for task in (next_plan, writing, *(e for _, _, e in in_flight)):
             if task is not None and not task.done():
                 task.cancel()
         raise
