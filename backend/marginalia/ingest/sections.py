@@ -230,6 +230,8 @@ _APPENDIX_LINE = re.compile(
 
 
 def _known_name(text: str) -> str | None:
+    if not text.lstrip()[:1].isupper() or len(text) > 200:
+        return None  # body text: known names and appendix lines start upper-case, run short
     title = _clean_title(text)
     if title and title[0].isupper() and _KNOWN_NAMES.fullmatch(title):
         return title
