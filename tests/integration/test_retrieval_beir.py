@@ -12,6 +12,7 @@ from sqlalchemy import text
 from marginalia.errors import ValidationFailed
 from marginalia.retrieval.beir import (
     METRICS,
+    _batches,
     dedupe_docs,
     evaluate_retrieval,
     import_beir,
@@ -74,6 +75,18 @@ def mini_beir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     ]
     (out / "qrels" / "dev.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     return out
+
+
+def test_import_batches_are_small_at_both_ends() -> None:
+    docs = list(range(1000))
+    batches = _batches(docs, 200)  # type: ignore[arg-type]
+    assert [d for b in batches for d in b] == docs  # every document once, in order
+    sizes = [len(b) for b in batches]
+    # A small first batch (the embedder starts sooner), full ones, and the last 200
+    # documents in eighths (the one store no embedding hides is short).
+    assert sizes == [25, 200, 200, 200, 175] + [25] * 8
+    assert [len(b) for b in _batches(docs[:30], 200)] == [25, 5]
+    assert _batches([], 200) == []
 
 
 async def test_import_and_evaluate(services: Services, mini_beir: Path) -> None:

@@ -241,7 +241,7 @@ async def import_beir(
     # A pipeline: while batch i is embedded (the bottleneck), batch i+1 is chunked and
     # queued for the embedder (so no embedding slot idles between calls) and batch i-1
     # is written.
-    batches = [docs[i : i + batch_docs] for i in range(0, len(docs), batch_docs)]
+    batches = _batches(docs, batch_docs)
     t0 = time.perf_counter()
     done = 0
     in_flight: deque[tuple[list[BeirDoc], list[list[Chunk]], asyncio.Task[np.ndarray]]] = deque()
@@ -278,6 +278,24 @@ async def import_beir(
                 task.cancel()
         raise
     return workspace.id
+
+
+def _batches(docs: list[BeirDoc], size: int) -> list[list[BeirDoc]]:
+    """Batches of ``size`` documents, but the first and the last ``size`` documents go in
+    eighths: the embedder starts sooner, and the store that no embedding hides (the last
+    one) is short."""
+    edge = max(1, size // 8)
+    head_end = min(edge, len(docs))
+    tail_start = max(head_end, len(docs) - size)
+
+    def split(part: list[BeirDoc], n: int) -> list[list[BeirDoc]]:
+        return [part[i : i + n] for i in range(0, len(part), n)]
+
+    return (
+        split(docs[:head_end], edge)
+        + split(docs[head_end:tail_start], size)
+        + split(docs[tail_start:], edge)
+    )
 
 
 def source_mean(vectors: Sequence[np.ndarray] | np.ndarray) -> np.ndarray | None:
