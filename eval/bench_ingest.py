@@ -2,10 +2,24 @@
 
 Two corpora (DESIGN §7 data): the 9 shared PDFs (parse → chunk → embed → store, one
 source per file) and the 5,183 SciFact abstracts through the BEIR importer. For each,
-the same passages are first embedded by the embedder alone, then ingested for real;
-each measurement runs in its own subprocess so peak memory (max RSS) is its own.
+the same passages are first embedded by the embedder alone, then ingested for real.
 
-Usage: uv run python eval/bench_ingest.py [--data ../shared/data] [--repeat 1] [--json]
+Each measurement runs in its own subprocess (so peak memory, max RSS, is its own) on a
+fresh ``MARGINALIA_HOME``: every ingest goes into an empty database, as a first import
+does. (Re-ingesting the same corpus into one database flatters later runs: pgvector's
+HNSW index stores an identical vector as one more heap pointer on the existing element,
+which costs a fraction of a real insert.) Before the clock, each child warms up what it
+measures: the embedder child loads the model with one text; the ingest child ingests a
+two-document corpus of its own (not the measured one) into another workspace, so module
+imports, the connection pool and the tokenizer are ready, as in a running server.
+
+``--baseline-tree DIR`` measures another checkout (say, the commit before a change, made
+with ``git worktree add``) in the same run: its children import that tree's package and
+migrations (``PYTHONPATH``) with this environment's dependencies, and alternate with this
+tree's, so both see the same machine.
+
+Usage: uv run python eval/bench_ingest.py [--data ../shared/data] [--repeat 1]
+       [--corpus pdfs|scifact|both] [--scifact-limit N] [--baseline-tree DIR] [--out FILE]
 """
 
 from __future__ import annotations
@@ -62,14 +76,49 @@ async def _scifact_passages(services: Any, beir: Path, limit: int | None) -> lis
     return out
 
 
+_WARM_UP_DOCS = [
+    {"_id": "w1", "title": "Warming up", "text": "A first document. It has two sentences."},
+    {"_id": "w2", "title": "", "text": "A second one, with a single sentence and no title."},
+]
+
+
+async def _warm_up(services: Any, corpus: str, data: Path) -> None:
+    """Outside the clock: what a running server has already done once."""
+    services.embedder.embed_documents_sync(["warm up the model"])  # loads the model
+    if corpus == "pdfs":
+        from marginalia.ingest.pipeline import IngestItem, ingest_many, validate_document
+        from marginalia.services.workspaces import create_workspace
+
+        smallest = min((data / "pdfs").glob("*.pdf"), key=lambda p: p.stat().st_size)
+        validate_document(smallest.read_bytes(), smallest.name, None, services.settings)
+        ws = await create_workspace(services.db, name="bench-warm-up")
+        item = IngestItem(
+            load=lambda: b"# Warming up\n\nA first paragraph. It has two sentences.\n",
+            filename="warm-up.md",
+        )
+        async for _ in ingest_many(services, ws.id, [item]):
+            pass
+    else:
+        from marginalia.retrieval.beir import import_beir
+
+        with tempfile.TemporaryDirectory(prefix="marginalia-bench-warm-") as folder:
+            lines = "".join(json.dumps(d) + "\n" for d in _WARM_UP_DOCS)
+            (Path(folder) / "corpus.jsonl").write_text(lines, encoding="utf-8")
+            await import_beir(services, Path(folder), workspace_name="bench-warm-up")
+
+
 async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict[str, Any]:
+    import marginalia
     from marginalia.config import get_settings
     from marginalia.services.container import open_services
     from marginalia.services.workspaces import create_workspace
 
     services = await open_services(get_settings())
     try:
-        services.embedder.embed_documents_sync(["warm up the model"])  # load outside the clock
+        if mode == "embedder":
+            services.embedder.embed_documents_sync(["warm up the model"])  # load outside the clock
+        else:
+            await _warm_up(services, corpus, data)
         pdfs = sorted((data / "pdfs").glob("*.pdf"))
         if mode == "embedder":
             texts = await (
@@ -116,15 +165,28 @@ async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict
             "wall_s": wall,
             "passages_per_s": passages / wall,
             "peak_rss_mb": _peak_mb(),
+            "package": str(Path(marginalia.__file__).resolve().parent),
         }
     finally:
         await services.close()
 
 
-def _child(mode: str, corpus: str, data: Path, home: Path, limit: int | None) -> dict[str, Any]:
+def _child(
+    mode: str, corpus: str, data: Path, limit: int | None, tree: Path | None = None
+) -> dict[str, Any]:
+    """One measurement in a subprocess on a fresh home (``tree``: another checkout's code)."""
+    with tempfile.TemporaryDirectory(prefix="marginalia-bench-ingest-") as home:
+        return _run_child(mode, corpus, data, Path(home), limit, tree)
+
+
+def _run_child(
+    mode: str, corpus: str, data: Path, home: Path, limit: int | None, tree: Path | None
+) -> dict[str, Any]:
     env = dict(os.environ, MARGINALIA_HOME=str(home), MARGINALIA_LOG_LEVEL="WARNING")
     for var in ("DATABASE_URL", "REDIS_URL"):
         env.pop(var, None)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree / "backend")
     out = subprocess.run(
         [sys.executable, __file__, "--child", mode, corpus, "--data", str(data)]
         + (["--scifact-limit", str(limit)] if limit else []),
@@ -138,10 +200,34 @@ def _child(mode: str, corpus: str, data: Path, home: Path, limit: int | None) ->
     if not lines or not lines[-1].startswith("{"):
         raise SystemExit(f"{mode}/{corpus} failed (exit {out.returncode}):\n{out.stderr[-3000:]}")
     result = dict(json.loads(lines[-1]))
+    if tree is not None and not result.get("package", "").startswith(str(tree)):
+        raise SystemExit(f"the child imported {result.get('package')}, not the tree {tree}")
     # A child that measured and printed but then died at interpreter exit is recorded
     # with its exit code rather than discarded.
     result["exit_code"] = out.returncode
     return result
+
+
+def _summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    summary: dict[str, Any] = {
+        mode: {
+            "passages": rs[0]["passages"],
+            "passages_per_s_median": statistics.median(r["passages_per_s"] for r in rs),
+            "wall_s_median": statistics.median(r["wall_s"] for r in rs),
+            "peak_rss_mb_max": max(r["peak_rss_mb"] for r in rs),
+            "runs": rs,
+        }
+        for mode, rs in runs.items()
+    }
+    summary["ratio_ingest_over_embedder"] = (
+        summary["ingest"]["passages_per_s_median"] / summary["embedder"]["passages_per_s_median"]
+    )
+    # Per round (an embedder run and the ingest run right after it), for the spread.
+    summary["ratio_per_round"] = [
+        i["passages_per_s"] / e["passages_per_s"]
+        for e, i in zip(runs["embedder"], runs["ingest"], strict=True)
+    ]
+    return summary
 
 
 def main() -> None:
@@ -153,6 +239,13 @@ def main() -> None:
     parser.add_argument(
         "--scifact-limit", type=int, default=None, help="only the first N SciFact documents"
     )
+    parser.add_argument(
+        "--baseline-tree",
+        type=Path,
+        default=None,
+        help="another checkout measured in the same run, alternating with this one",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()
     if args.child:
         print(
@@ -162,37 +255,54 @@ def main() -> None:
         )
         return
     corpora = ["pdfs", "scifact"] if args.corpus == "both" else [args.corpus]
+    trees: dict[str, Path | None] = {"this": None}
+    if args.baseline_tree is not None:
+        trees["baseline"] = args.baseline_tree.resolve()
     report: dict[str, Any] = {
         "data": str(args.data),
         "repeat": args.repeat,
         "scifact_limit": args.scifact_limit,
+        "commits": {name: _git_commit(tree or ROOT) for name, tree in trees.items()},
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "corpora": {},
     }
-    with tempfile.TemporaryDirectory(prefix="marginalia-bench-ingest-") as tmp:
-        home = Path(tmp)
-        for corpus in corpora:
-            runs: dict[str, list[dict[str, Any]]] = {"embedder": [], "ingest": []}
-            for _ in range(args.repeat):  # interleaved so both see the same machine load
-                runs["embedder"].append(
-                    _child("embedder", corpus, args.data, home, args.scifact_limit)
-                )
-                runs["ingest"].append(_child("ingest", corpus, args.data, home, args.scifact_limit))
-            summary = {
-                mode: {
-                    "passages": rs[0]["passages"],
-                    "passages_per_s_median": statistics.median(r["passages_per_s"] for r in rs),
-                    "wall_s_median": statistics.median(r["wall_s"] for r in rs),
-                    "peak_rss_mb_max": max(r["peak_rss_mb"] for r in rs),
-                    "runs": rs,
-                }
-                for mode, rs in runs.items()
-            }
-            summary["ratio_ingest_over_embedder"] = (
-                summary["ingest"]["passages_per_s_median"]
-                / summary["embedder"]["passages_per_s_median"]
-            )
-            report["corpora"][corpus] = summary
-    print(json.dumps(report, indent=2))
+    for corpus in corpora:
+        runs: dict[str, dict[str, list[dict[str, Any]]]] = {
+            name: {"embedder": [], "ingest": []} for name in trees
+        }
+        for _ in range(args.repeat):  # interleaved so every mode sees the same machine load
+            for name, tree in trees.items():
+                for mode in ("embedder", "ingest"):
+                    result = _child(mode, corpus, args.data, args.scifact_limit, tree)
+                    runs[name][mode].append(result)
+                    print(
+                        f"{corpus} {name} {mode}: {result['passages_per_s']:.2f} passages/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+        report["corpora"][corpus] = (
+            _summary(runs["this"])
+            if len(trees) == 1
+            else {name: _summary(r) for name, r in runs.items()}
+        )
+    text = json.dumps(report, indent=2)
+    if args.out is not None:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+
+
+def _git_commit(tree: Path) -> str | None:
+    out = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=tree, capture_output=True, text=True
+    )
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+    commit = out.stdout.strip() or None
+    return f"{commit}+changes" if commit and dirty.stdout.strip() else commit
 
 
 if __name__ == "__main__":
