@@ -9,6 +9,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, pool
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import SQLModel
 
 from marginalia.db import migrate
@@ -28,6 +29,10 @@ def fresh_database(services: Services):  # type: ignore[no-untyped-def]
     yield url
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+# Vector columns ranked exactly, without an approximate index.
+EXACT_ONLY = {("sources", "mean_embedding")}
 
 
 def _tables(url: str) -> set[str]:
@@ -64,20 +69,64 @@ def test_up_down_up(fresh_database: str) -> None:
                  JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = 'public' AND c.relkind = 'r' AND format_type(a.atttypid, a.atttypmod) LIKE 'vector%'"""
         ).fetchall()
-    # Every embedding column has an HNSW cosine index (and the configured dimension).
+    # Every embedding column has the configured dimension, and an HNSW cosine index
+    # unless it is only ever ranked exactly within a workspace (migration 0005).
     assert vector_columns
     for table, column, type_name in vector_columns:
         assert type_name == "vector(384)"
-        assert any(
+        has_hnsw = any(
             f"ON public.{table} USING hnsw ({column} vector_cosine_ops)" in d
             for d in indexes.values()
-        ), f"no HNSW index on {table}.{column}"
-    assert "USING gin (tsv)" in indexes["ix_chunks_tsv"]
+        )
+        assert has_hnsw == ((table, column) not in EXACT_ONLY), f"{table}.{column}"
+    # BM25 reads the postings table; no query uses a GIN index on tsv (migration 0004).
+    assert not any("USING gin (tsv)" in d for d in indexes.values())
 
     migrate.downgrade(fresh_database, "base")
     assert _tables(fresh_database) == set()
     migrate.upgrade(fresh_database)
     assert "chunks" in _tables(fresh_database)
+
+
+def _hnsw_indexes(url: str) -> dict[str, str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes "
+            "WHERE schemaname = 'public' AND indexdef LIKE '%USING hnsw%'"
+        ).fetchall()
+    return {r[0]: r[1] for r in rows}
+
+
+def _vector_types(url: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            """SELECT DISTINCT format_type(a.atttypid, a.atttypmod)
+                 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+                  AND a.atttypid = 'vector'::regtype AND NOT a.attisdropped"""
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+async def test_change_dimension_rebuilds_the_hnsw_indexes_there_were(fresh_database: str) -> None:
+    """`marginalia reembed` to a model of another dimension: every vector column is
+    retyped, each HNSW index comes back as it was, and none appears where there was none."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from marginalia.db.repositories.embeddings import change_dimension
+
+    migrate.upgrade(fresh_database)
+    before = _hnsw_indexes(fresh_database)
+    engine = create_async_engine(to_sqlalchemy_url(fresh_database), poolclass=pool.NullPool)
+    try:
+        async with engine.begin() as conn, AsyncSession(conn) as session:
+            await change_dimension(session, 8)
+            await session.flush()
+    finally:
+        await engine.dispose()
+    assert _vector_types(fresh_database) == {"vector(8)"}
+    assert _hnsw_indexes(fresh_database) == before
+    assert not any("mean_embedding" in d for d in before.values())
 
 
 def test_models_and_migrations_agree(fresh_database: str) -> None:

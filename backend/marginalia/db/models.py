@@ -86,7 +86,7 @@ def _json(default: Any = None, *, nullable: bool = True) -> Any:
 
 
 def _hnsw(table: str, column: str = "embedding") -> Index:
-    """HNSW (cosine) index: every embedding column has one."""
+    """HNSW (cosine) index: every embedding column searched by nearest neighbour has one."""
     return Index(
         f"ix_{table}_{column}_hnsw",
         column,
@@ -153,7 +153,8 @@ class Source(SQLModel, table=True):
         Index("ix_sources_workspace_doi", "workspace_id", "doi"),
         Index("ix_sources_workspace_arxiv", "workspace_id", "arxiv_id"),
         Index("ix_sources_workspace_url", "workspace_id", "normalized_url"),
-        _hnsw("sources", "mean_embedding"),
+        # No HNSW index on mean_embedding: nearest sources are ranked exactly within a
+        # workspace (migration 0005).
     )
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
@@ -219,7 +220,7 @@ class Chunk(SQLModel, table=True):
     __tablename__ = "chunks"
     __table_args__ = (
         UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
-        Index("ix_chunks_tsv", "tsv", postgresql_using="gin"),
+        # No GIN index on tsv: BM25 reads retrieval_postings (migration 0004).
         _hnsw("chunks"),
     )
     id: int | None = Field(

@@ -33,16 +33,30 @@ async def column_dims(session: AsyncSession) -> dict[tuple[str, str], int]:
 
 
 async def change_dimension(session: AsyncSession, dim: int) -> None:
-    """Retype every vector column (their values are cleared, then re-embedded)."""
+    """Retype every vector column (their values are cleared, then re-embedded); the
+    HNSW indexes a column has are dropped first and rebuilt as they were."""
     for (table, column), _old in (await column_dims(session)).items():
-        index = f"ix_{table}_{column}_hnsw"
-        await session.execute(text(f"DROP INDEX IF EXISTS {index}"))
+        indexes = await session.execute(
+            text(
+                """SELECT i.relname, pg_get_indexdef(i.oid)
+                     FROM pg_index x
+                     JOIN pg_class i ON i.oid = x.indexrelid
+                     JOIN pg_class t ON t.oid = x.indrelid
+                     JOIN pg_am am ON am.oid = i.relam
+                     JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = ANY(x.indkey)
+                    WHERE t.relname = :table AND a.attname = :column AND am.amname = 'hnsw'
+                      AND t.relnamespace = current_schema()::regnamespace"""
+            ),
+            {"table": table, "column": column},
+        )
+        definitions = [(str(r[0]), str(r[1])) for r in indexes.all()]
+        for name, _ in definitions:
+            await session.execute(text(f'DROP INDEX "{name}"'))
         await session.execute(
             text(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE vector({dim}) USING NULL")
         )
-        await session.execute(
-            text(f"CREATE INDEX {index} ON {table} USING hnsw ({column} vector_cosine_ops)")
-        )
+        for _, definition in definitions:
+            await session.execute(text(definition))
 
 
 async def texts_after(
