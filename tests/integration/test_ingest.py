@@ -408,3 +408,56 @@ async def test_stored_vectors_are_exactly_the_embedder_s(services: Services) -> 
     assert stored.shape == expected.shape
     assert np.array_equal(stored.astype(np.float32), expected)
     await ws_service.delete_workspace(services.db, ws.id)
+
+
+async def test_nearest_source_is_exact_within_a_workspace(services: Services) -> None:
+    """The embedding dedup layer's lookup: a workspace's nearest source by mean embedding,
+    ranked exactly, whatever other workspaces hold. Here two workspaces of 1,500 sources
+    each, one crowding the query: an approximate index shared by both (the HNSW index
+    dropped by migration 0005) is what the planner picks for such a query, returns the
+    database-wide nearest ``hnsw.ef_search`` and filters after, so it found no source of
+    the other workspace at all. Mean embeddings are stored bit for bit."""
+    from marginalia.db.repositories.sources import (
+        NewSource,
+        insert_sources,
+        nearest_by_mean_embedding,
+    )
+
+    rng = np.random.default_rng(7)
+    dim = services.embedder.dim
+    query = np.zeros(dim, dtype=np.float32)
+    query[0] = 1.0
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        return (v / np.linalg.norm(v)).astype(np.float32)
+
+    def random_unit() -> np.ndarray:
+        return unit(rng.standard_normal(dim).astype(np.float32))
+
+    def source(n: int, vector: np.ndarray) -> NewSource:
+        fields = {"kind": "text", "title": f"s{n}", "content_hash": f"h{n}-{uuid.uuid4().hex}"}
+        return NewSource(fields={**fields, "mean_embedding": vector}, pages=[], chunks=[])
+
+    crowd = await ws_service.create_workspace(services.db, name=f"crowd-{uuid.uuid4().hex[:6]}")
+    own = await ws_service.create_workspace(services.db, name=f"own-{uuid.uuid4().hex[:6]}")
+    wanted = unit(query + 0.9 * random_unit())  # cosine ~0.74 to the query
+    async with services.db.transaction() as session:
+        near = [source(i, unit(query + 0.05 * random_unit())) for i in range(1500)]
+        await insert_sources(session, workspace_id=crowd.id, sources=near)
+        mine = [source(0, wanted)] + [source(i, random_unit()) for i in range(1, 1500)]
+        wanted_id, *_ = await insert_sources(session, workspace_id=own.id, sources=mine)
+    try:
+        async with services.db.session() as session:
+            await session.execute(text("ANALYZE sources"))
+            found = await nearest_by_mean_embedding(session, own.id, query, limit=5)
+            stored = await session.scalar(
+                text("SELECT mean_embedding::text FROM sources WHERE id = :i"), {"i": wanted_id}
+            )
+        assert len(found) == 5 and found[0][0] == wanted_id
+        assert found[0][1] == pytest.approx(float(wanted @ query), abs=1e-6)
+        assert np.array_equal(
+            np.asarray([float(x) for x in str(stored).strip("[]").split(",")], np.float32), wanted
+        )
+    finally:
+        await ws_service.delete_workspace(services.db, crowd.id)
+        await ws_service.delete_workspace(services.db, own.id)
