@@ -199,6 +199,30 @@ def test_count_tokens_matches_tokenizer_and_includes_specials(
     assert embedder.count_tokens_batch(["hello world", ""]) == [4, 2]
 
 
+def test_counts_add_up_only_for_wordpiece_behind_bert_pre_tokenizer(
+    embedder: FastEmbedEmbedder,
+) -> None:
+    """The default model's counts add up over whitespace joins (the chunker relies on
+    it to skip re-counts); a tokenizer that can make a token across a space does not."""
+    from marginalia.embed.fastembed_model import _counts_add_up
+
+    assert embedder.counts_add_up
+    pieces = ["Efficient attention,", "naïve Bayes (東京)", "e^{iπ}+1=0."]
+    joined = " \n\u3000".join(pieces)
+    assert embedder.count_tokens(joined) - 2 == sum(embedder.count_tokens(p) - 2 for p in pieces)
+    config = json.loads(_reference_tokenizer().to_str())
+    assert _counts_add_up(config)
+    for part, kind in [
+        ("model", "BPE"),
+        ("model", "Unigram"),
+        ("pre_tokenizer", "Metaspace"),
+        ("pre_tokenizer", "ByteLevel"),
+        ("normalizer", "Sequence"),
+    ]:
+        assert not _counts_add_up({**config, part: {**config[part], "type": kind}}), kind
+    assert not _counts_add_up({**config, "pre_tokenizer": None})
+
+
 async def test_over_window_input_raises(embedder: FastEmbedEmbedder) -> None:
     exact = "hello " * 254  # 254 + [CLS] + [SEP] = 256 tokens
     over = "hello " * 255

@@ -282,3 +282,80 @@ def test_batched_counting_gives_the_same_chunks(path: Path) -> None:
     one_by_one = chunk_document(doc, count_tokens, max_tokens=256)
     batched = chunk_document(doc, count_tokens, max_tokens=256, count_tokens_batch=count_batch)
     assert batched == one_by_one
+
+
+# --- counts that add up (WordPiece) ---------------------------------------------------------
+
+
+class _CountingTokenizer:
+    """The real tokenizer, counting how often the chunker asks it one text at a time
+    (sentences are counted in batches, apart)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> int:
+        self.calls += 1
+        return count_tokens(text)
+
+    @staticmethod
+    def batch(texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in _tokenizer().encode_batch(list(texts))]
+
+
+_ODD_SPACES = ["\u00a0", "\u3000", "\u2009", "\t", "\r\n", "\u2028", " \x0c ", "\n"]
+
+
+def _odd_text(n: int) -> str:
+    """Sentences joined by all sorts of whitespace, with accents, CJK and symbols."""
+    parts = []
+    for i in range(n):
+        words = [f"Café{i}", "naïve", "東京", f"x{i}²", "(see", "Fig.", f"{i})", "un\x0caffable"]
+        parts.append(" ".join(words[: 3 + i % 6]) + "." + _ODD_SPACES[i % len(_ODD_SPACES)])
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("max_tokens", [48, 128, 256])
+def test_counts_that_add_up_are_exact_and_not_counted_again(max_tokens: int) -> None:
+    """With WordPiece behind BERT's pre-tokenizer a chunk's count is the sum of its
+    sentences': the chunker skips its re-count and every stored count is still exact."""
+    texts = [_odd_text(120), "Introduction\n" + _sentences(80, words=3)]
+    corpus = DATA / "scifact" / "corpus.jsonl"
+    if corpus.is_file():
+        with corpus.open() as f:
+            texts += [json.loads(line)["text"] for _, line in zip(range(60), f, strict=False)]
+    recounting, summing = _CountingTokenizer(), _CountingTokenizer()
+    for text in texts:
+        doc = _doc(text)
+        counted = chunk_document(
+            doc, recounting, max_tokens=max_tokens, count_tokens_batch=recounting.batch
+        )
+        summed = chunk_document(
+            doc,
+            summing,
+            max_tokens=max_tokens,
+            count_tokens_batch=summing.batch,
+            counts_add_up=True,
+        )
+        assert summed == counted
+        assert_invariants(doc, summed, max_tokens)
+    # Both count the special tokens once per document and the words of over-long
+    # sentences; only the first re-counts chunks.
+    assert summing.calls < recounting.calls
+    if max_tokens == 256:  # no sentence here is over that window
+        assert summing.calls == len(texts)
+
+
+def test_control_whitespace_does_not_split_words() -> None:
+    """A form feed between letters is deleted by BERT's normaliser, not read as a space:
+    "un\\x0caffable" is one word of 3 tokens where "un" and "affable" count 1 + 3. An
+    over-long sentence is cut only where the model sees a word break, so the stored
+    counts of its pieces are exact."""
+    assert count_tokens("un\x0caffable") - 2 == 3
+    assert (count_tokens("un") - 2) + (count_tokens("affable") - 2) == 4
+    doc = _doc("Results\n" + " ".join(["un\x0caffable"] * 300) + ".")
+    for add_up in (False, True):
+        chunks = chunk_document(doc, count_tokens, max_tokens=64, counts_add_up=add_up)
+        assert len(chunks) > 5
+        assert_invariants(doc, chunks, 64)
+        assert all("\x0c" in c.text for c in chunks)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import json
 import logging
 import threading
 from collections.abc import Iterator, Sequence
@@ -80,6 +81,23 @@ def _register_default_custom_model() -> None:
             license="apache-2.0",
             size_in_gb=0.023,
         )
+
+
+def _counts_add_up(config: dict[str, Any]) -> bool:
+    """From a tokenizer.json: WordPiece, after BERT's normaliser (or none) and BERT's
+    pre-tokenizer (splits at whitespace and punctuation), with a post-processor that
+    adds the same special tokens to any single text."""
+
+    def kind(part: str) -> str | None:
+        value = config.get(part)
+        return value.get("type") if isinstance(value, dict) else None
+
+    return (
+        kind("model") == "WordPiece"
+        and kind("normalizer") in (None, "BertNormalizer")
+        and kind("pre_tokenizer") == "BertPreTokenizer"
+        and kind("post_processor") in ("TemplateProcessing", "BertProcessing")
+    )
 
 
 class EmbeddingCancelled(EmbeddingError):
@@ -172,6 +190,7 @@ class FastEmbedEmbedder:
         self._load_lock = threading.Lock()
         self._model: Any = None  # fastembed.TextEmbedding
         self._tokenizer: Tokenizer | None = None
+        self._counts_add_up = False
         self._turns = BatchTurns(max_concurrency)
         self._calls = itertools.count()  # ranks longer calls, oldest first
         # Callers waiting for a turn wait in these threads, not in the event loop's
@@ -259,9 +278,11 @@ class FastEmbedEmbedder:
                 f"max_tokens={self.max_tokens} exceeds the {window}-token window of "
                 f"{self.model_name}; set MARGINALIA_EMBEDDING__MAX_TOKENS <= {window}"
             )
-        counter = Tokenizer.from_str(fe_tokenizer.to_str())
+        config = fe_tokenizer.to_str()
+        counter = Tokenizer.from_str(config)
         counter.no_truncation()
         counter.no_padding()
+        self._counts_add_up = _counts_add_up(json.loads(config))
         self._tokenizer = counter
 
     def _load_model(self) -> None:
@@ -314,6 +335,15 @@ class FastEmbedEmbedder:
     def count_tokens(self, text: str) -> int:
         tokenizer = self._ensure_tokenizer()
         return len(tokenizer.encode(text, add_special_tokens=True).ids)
+
+    @property
+    def counts_add_up(self) -> bool:
+        """Whether the count of texts joined by whitespace is the sum of their counts
+        (without the special tokens): true of WordPiece behind BERT's normaliser and
+        pre-tokenizer, which never make a token across a word break. The chunker then
+        need not count its chunks again (``chunk_document(counts_add_up=...)``)."""
+        self._ensure_tokenizer()
+        return self._counts_add_up
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         """:meth:`count_tokens` for many texts at once (faster)."""

@@ -7,6 +7,7 @@ text (`text_at(doc.pages, ...) == chunk.text`), so a quote can be located on its
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -100,6 +101,12 @@ _ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘]?[A-Z0-9])")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _WORD_BEFORE = re.compile(r"(\S+)$")
+# What BERT's normaliser reads as a space: tab, newline, carriage return and the Unicode
+# spaces (Z*). Other whitespace (form feed, vertical tab, U+001C–U+001F, U+0085) is a
+# control character to it, deleted, so "a\x0cb" is one word there.
+_WORD_BREAK_CHARS = "\t\n\r\u0020\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_WORD = re.compile(f"[^{_WORD_BREAK_CHARS}]+")
+_WORD_BREAK = re.compile(f"[{_WORD_BREAK_CHARS}]")
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -157,6 +164,7 @@ def chunk_document(
     max_tokens: int = 256,
     overlap: float = 0.12,
     count_tokens_batch: CountTokensBatch | None = None,
+    counts_add_up: bool = False,
 ) -> list[Chunk]:
     """Chunks of every non-reference section, in document order.
 
@@ -165,6 +173,10 @@ def chunk_document(
     Consecutive chunks of a section share whole trailing sentences worth up to
     `overlap * max_tokens` tokens. `count_tokens_batch`, when given, must agree with
     `count_tokens`; it counts a section's sentences in one call (much cheaper).
+    `counts_add_up` says the tokenizer never makes a token across a word boundary
+    (WordPiece behind BERT's normaliser and pre-tokenizer): a chunk whose sentences are
+    joined by whitespace then has exactly the sum of their counts, and is not counted
+    again (see `_pack`).
     """
     specials = count_tokens("")
     budget = max_tokens - specials
@@ -184,7 +196,7 @@ def chunk_document(
             continue
         units = _units(text, start, end, count_tokens, specials, budget, count_tokens_batch)
         for a, b, n in _pack(
-            text, units, count_tokens, max_tokens, budget, overlap_budget, specials
+            text, units, count_tokens, max_tokens, budget, overlap_budget, specials, counts_add_up
         ):
             page_start, char_start = index.locate(a)
             page_end, char_end = index.locate(b)
@@ -242,10 +254,13 @@ def _units(
 def _split_long(
     text: str, a: int, b: int, count_tokens: CountTokens, specials: int, budget: int
 ) -> list[_Unit]:
-    """Window-sized pieces of an over-long sentence, cut between words."""
+    """Window-sized pieces of an over-long sentence, cut between words (at the breaks
+    BERT's normaliser sees, so a piece's count is the sum of its words')."""
     words: list[_Unit] = []
-    for m in re.finditer(r"\S+", text[a:b]):
-        ws, we = a + m.start(), a + m.end()
+    for m in _WORD.finditer(text, a, b):
+        ws, we = _trim(text, m.start(), m.end())
+        if ws == we:
+            continue
         n = count_tokens(text[ws:we]) - specials
         if n <= budget:
             words.append(_Unit(ws, we, n))
@@ -291,6 +306,7 @@ def _pack(
     budget: int,
     overlap_budget: int,
     specials: int,
+    counts_add_up: bool = False,
 ) -> list[tuple[int, int, int]]:
     """Greedy packing of units into windows; returns (start, end, verified count)."""
     verify_margin = max(8, max_tokens // 10)
@@ -313,15 +329,17 @@ def _pack(
             fresh.append(units[i])
             tokens += units[i].tokens
             i += 1
-        # Sums of sentence counts are exact for WordPiece (it pre-splits on whitespace
-        # and punctuation). Other tokenizers can differ by a token or two where pieces
-        # join, so any chunk estimated near the window is counted for real and shrunk
-        # if needed; far below it, the estimate is kept (tokenizing is the slow part).
+        # Sums of sentence counts are exact where the tokenizer cannot make a token
+        # across the whitespace joining them (`counts_add_up`, `_joined_at_word_breaks`).
+        # Otherwise they can differ by a token or two where pieces join, so a chunk
+        # estimated near the window is counted for real and shrunk if needed; far below
+        # it, the estimate is kept (tokenizing is the slow part).
         while True:
             members = carried + fresh
             a, b = members[0].start, members[-1].end
             n = sum(u.tokens for u in members) + specials
-            if len(members) > 1 and n > max_tokens - verify_margin:
+            exact = counts_add_up and _joined_at_word_breaks(text, members)
+            if len(members) > 1 and n > max_tokens - verify_margin and not exact:
                 n = count_tokens(text[a:b])
             if n <= max_tokens:
                 break
@@ -335,3 +353,15 @@ def _pack(
         out.append((a, b, n))
         prev = members
     return out
+
+
+def _joined_at_word_breaks(text: str, members: list[_Unit]) -> bool:
+    """Whether every join between consecutive units is a word break for BERT's
+    normaliser: whitespace that holds a tab, newline, carriage return or a Unicode space
+    (Z*). Other whitespace — form feeds, vertical tabs, the information separators — is
+    a control character there, removed rather than read as a space, and the pieces of a
+    word cut by characters (`_split_word`) have no whitespace between them at all."""
+    return all(
+        _WORD_BREAK.search(text, left.end, right.start) is not None
+        for left, right in itertools.pairwise(members)
+    )

@@ -259,6 +259,7 @@ async def _prepare(
         max_tokens=embedder.max_tokens,
         overlap=settings.ingest.chunk_overlap,
         count_tokens_batch=getattr(embedder, "count_tokens_batch", None),
+        counts_add_up=getattr(embedder, "counts_add_up", False),
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")

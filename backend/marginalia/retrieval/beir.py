@@ -146,6 +146,7 @@ def chunk_beir_doc(
     max_tokens: int,
     overlap: float,
     count_tokens_batch: Callable[[Sequence[str]], list[int]] | None = None,
+    counts_add_up: bool = False,
 ) -> list[Chunk]:
     """Chunks of title + text, sized by the same chunker as any upload."""
     full = doc.full_text
@@ -167,6 +168,7 @@ def chunk_beir_doc(
         max_tokens=max_tokens,
         overlap=overlap,
         count_tokens_batch=count_tokens_batch,
+        counts_add_up=counts_add_up,
     )
 
 
@@ -195,6 +197,7 @@ async def import_beir(
     overlap = ctx.settings.ingest.chunk_overlap
 
     batch_counter = getattr(embedder, "count_tokens_batch", None)
+    counts_add_up = bool(getattr(embedder, "counts_add_up", False))
 
     def plan(batch: list[BeirDoc]) -> list[list[Chunk]]:
         return [
@@ -204,6 +207,7 @@ async def import_beir(
                 max_tokens=embedder.max_tokens,
                 overlap=overlap,
                 count_tokens_batch=batch_counter,
+                counts_add_up=counts_add_up,
             )
             for d in batch
         ]
