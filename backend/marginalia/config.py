@@ -27,8 +27,10 @@ class EmbeddingSettings(BaseModel):
     dim: int = 384
     # Token window of the model; chunks are sized below it, never truncated (invariant 1).
     max_tokens: int = 256
-    # 16 keeps peak memory ~1 GB lower than 32 at about the same speed on CPU.
-    batch_size: int = 16
+    # Small batches run fastest on CPU (a batch's activations stay in cache) and pad least:
+    # 4 embedded 35.2 passages/s against 32.4 for 16 and 30.0 for 32 (eval/bench_embedder.py,
+    # docs/BENCHMARKS.md).
+    batch_size: int = 4
     # Batches embedded at once, each a single-threaded ONNX run by default (`threads`):
     # as fast as one run over every core, and steadier when other work shares the CPU.
     max_concurrency: int = Field(default_factory=lambda: min(os.cpu_count() or 1, 8), ge=1)
