@@ -11,6 +11,11 @@ alternating for ``--repeat`` rounds. Every model batch's start and end are recor
 - CPU: core-seconds the whole machine was busy (``/proc/stat``), so the ingest's extra
   work (parsing, chunking, PostgreSQL) shows as the difference from the embedder alone.
 
+Rounds after the first ingest the same vectors into the same database again, which
+pgvector's HNSW index stores as extra heap pointers on the existing elements (cheap):
+their PostgreSQL share is understated. ``eval/bench_ingest.py`` measures every ingest on
+an empty database.
+
 Usage: uv run python eval/ingest_timeline.py [--corpus pdfs|scifact] [--scifact-limit N]
        [--repeat 2] [--data ../shared/data]   (a throwaway MARGINALIA_HOME unless one is set)
 """
@@ -19,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -123,12 +130,13 @@ def main() -> None:
     parser.add_argument("--scifact-limit", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="marginalia-timeline-") as home:
-        # A throwaway home (database, files, models), unless one is given.
-        os.environ.setdefault("MARGINALIA_HOME", home)
-        os.environ.setdefault("MARGINALIA_LOG_LEVEL", "WARNING")
-        asyncio.run(run(args.corpus, args.data, args.scifact_limit, args.repeat))
-
+    # A throwaway home (database, files, models), unless one is given. It is removed at
+    # exit after the embedded server has stopped: registered first, this runs last.
+    home = tempfile.mkdtemp(prefix="marginalia-timeline-")
+    atexit.register(shutil.rmtree, home, True)
+    os.environ.setdefault("MARGINALIA_HOME", home)
+    os.environ.setdefault("MARGINALIA_LOG_LEVEL", "WARNING")
+    asyncio.run(run(args.corpus, args.data, args.scifact_limit, args.repeat))
 
 if __name__ == "__main__":
     main()
