@@ -18,8 +18,14 @@ with ``git worktree add``) in the same run: its children import that tree's pack
 migrations (``PYTHONPATH``) with this environment's dependencies, and alternate with this
 tree's, so both see the same machine.
 
+``--modes overhead`` (or ``embedder,ingest,overhead``) is a third measurement: the whole ingest with the model
+replaced by a lookup of the same passages' vectors (computed before the clock), which
+gives the ingest's own CPU cost — core-seconds in this process (parsing, chunking,
+building rows) and in the rest of the machine (PostgreSQL; the machine should be quiet).
+
 Usage: uv run python eval/bench_ingest.py [--data ../shared/data] [--repeat 1]
-       [--corpus pdfs|scifact|both] [--scifact-limit N] [--baseline-tree DIR] [--out FILE]
+       [--corpus pdfs|scifact|both] [--scifact-limit N] [--baseline-tree DIR]
+       [--modes embedder,ingest,overhead] [--out FILE]
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -107,11 +115,52 @@ async def _warm_up(services: Any, corpus: str, data: Path) -> None:
             await import_beir(services, Path(folder), workspace_name="bench-warm-up")
 
 
+async def _ingest(services: Any, corpus: str, data: Path, limit: int | None) -> int:
+    """The ingest job's own path for the corpus; returns the passages stored."""
+    from sqlalchemy import text
+
+    from marginalia.ingest.pipeline import IngestItem, ingest_many
+    from marginalia.retrieval.beir import import_beir
+    from marginalia.services.workspaces import create_workspace
+
+    if corpus == "pdfs":
+        ws = await create_workspace(services.db, name=f"bench-{time.time_ns()}")
+        # The next file parses while this one embeds.
+        pdfs = sorted((data / "pdfs").glob("*.pdf"))
+        items = [IngestItem(load=pdf.read_bytes, filename=pdf.name) for pdf in pdfs]
+        passages = 0
+        async for _n, outcome in ingest_many(services, ws.id, items):
+            passages += getattr(outcome, "chunks", 0)
+        return passages
+    ws_id = await import_beir(
+        services, data / "scifact", workspace_name=f"bench-{time.time_ns()}", limit=limit
+    )
+    async with services.db.session() as session:
+        count = await session.scalar(
+            text("SELECT count(*) FROM chunks WHERE workspace_id = :w"), {"w": ws_id}
+        )
+    return int(count or 0)
+
+
+def _busy_core_seconds() -> float:
+    """Core-seconds the whole machine has been busy (``/proc/stat``)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")  # less idle, iowait
+
+
+def _own_core_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict[str, Any]:
+    """One measurement: ``embedder`` (the passages embedded alone), ``ingest`` (the whole
+    ingest), or ``overhead`` (the whole ingest with the model replaced by a lookup of the
+    same passages' vectors, computed before the clock: what the ingest costs besides
+    the model, in this process and in the rest of the machine — PostgreSQL)."""
     import marginalia
     from marginalia.config import get_settings
     from marginalia.services.container import open_services
-    from marginalia.services.workspaces import create_workspace
 
     services = await open_services(get_settings())
     try:
@@ -119,51 +168,38 @@ async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict
             services.embedder.embed_documents_sync(["warm up the model"])  # load outside the clock
         else:
             await _warm_up(services, corpus, data)
-        pdfs = sorted((data / "pdfs").glob("*.pdf"))
-        if mode == "embedder":
+        texts: list[str] = []
+        if mode in ("embedder", "overhead"):
             texts = await (
-                _pdf_passages(services, pdfs)
+                _pdf_passages(services, sorted((data / "pdfs").glob("*.pdf")))
                 if corpus == "pdfs"
                 else _scifact_passages(services, data / "scifact", limit)
             )
-            start = time.perf_counter()
+        if mode == "overhead":
+            vectors = await services.embedder.embed_documents(texts)
+            known = dict(zip(texts, vectors, strict=True))
+
+            async def looked_up(batch: Any) -> Any:
+                return np.stack([known[t] for t in batch])
+
+            embedder: Any = services.embedder  # the instance's method, replaced for this run
+            embedder.embed_documents = looked_up
+        own, busy, start = _own_core_seconds(), _busy_core_seconds(), time.perf_counter()
+        if mode == "embedder":
             await services.embedder.embed_documents(texts)
-            wall = time.perf_counter() - start
             passages = len(texts)
-        elif corpus == "pdfs":
-            from marginalia.ingest.pipeline import IngestItem, ingest_many
-
-            ws = await create_workspace(services.db, name=f"bench-{time.time_ns()}")
-            # The ingest job's own path: the next file parses while this one embeds.
-            items = [IngestItem(load=pdf.read_bytes, filename=pdf.name) for pdf in pdfs]
-            start = time.perf_counter()
-            passages = 0
-            async for _n, outcome in ingest_many(services, ws.id, items):
-                passages += getattr(outcome, "chunks", 0)
-            wall = time.perf_counter() - start
         else:
-            from sqlalchemy import text
-
-            from marginalia.retrieval.beir import import_beir
-
-            start = time.perf_counter()
-            ws_id = await import_beir(
-                services, data / "scifact", workspace_name=f"bench-{time.time_ns()}", limit=limit
-            )
-            wall = time.perf_counter() - start
-            async with services.db.session() as session:
-                passages = int(
-                    await session.scalar(
-                        text("SELECT count(*) FROM chunks WHERE workspace_id = :w"), {"w": ws_id}
-                    )
-                    or 0
-                )
+            passages = await _ingest(services, corpus, data, limit)
+        wall = time.perf_counter() - start
+        own, busy = _own_core_seconds() - own, _busy_core_seconds() - busy
         return {
             "mode": mode,
             "corpus": corpus,
             "passages": passages,
             "wall_s": wall,
             "passages_per_s": passages / wall,
+            "process_core_s": own,
+            "other_core_s": busy - own,
             "peak_rss_mb": _peak_mb(),
             "package": str(Path(marginalia.__file__).resolve().parent),
         }
@@ -208,25 +244,38 @@ def _run_child(
     return result
 
 
+MODES = ("embedder", "ingest", "overhead")
+
+
 def _summary(runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    summary: dict[str, Any] = {
-        mode: {
+    summary: dict[str, Any] = {}
+    for mode in ("embedder", "ingest"):
+        if rs := runs.get(mode):
+            summary[mode] = {
+                "passages": rs[0]["passages"],
+                "passages_per_s_median": statistics.median(r["passages_per_s"] for r in rs),
+                "wall_s_median": statistics.median(r["wall_s"] for r in rs),
+                "peak_rss_mb_max": max(r["peak_rss_mb"] for r in rs),
+                "runs": rs,
+            }
+    if rs := runs.get("overhead"):  # the ingest's own work, apart from the model
+        summary["overhead"] = {
             "passages": rs[0]["passages"],
-            "passages_per_s_median": statistics.median(r["passages_per_s"] for r in rs),
             "wall_s_median": statistics.median(r["wall_s"] for r in rs),
-            "peak_rss_mb_max": max(r["peak_rss_mb"] for r in rs),
+            "process_core_s_median": statistics.median(r["process_core_s"] for r in rs),
+            "other_core_s_median": statistics.median(r["other_core_s"] for r in rs),
             "runs": rs,
         }
-        for mode, rs in runs.items()
-    }
-    summary["ratio_ingest_over_embedder"] = (
-        summary["ingest"]["passages_per_s_median"] / summary["embedder"]["passages_per_s_median"]
-    )
-    # Per round (an embedder run and the ingest run right after it), for the spread.
-    summary["ratio_per_round"] = [
-        i["passages_per_s"] / e["passages_per_s"]
-        for e, i in zip(runs["embedder"], runs["ingest"], strict=True)
-    ]
+    if "embedder" in summary and "ingest" in summary:
+        summary["ratio_ingest_over_embedder"] = (
+            summary["ingest"]["passages_per_s_median"]
+            / summary["embedder"]["passages_per_s_median"]
+        )
+        # Per round (an embedder run and the ingest run right after it), for the spread.
+        summary["ratio_per_round"] = [
+            i["passages_per_s"] / e["passages_per_s"]
+            for e, i in zip(runs["embedder"], runs["ingest"], strict=True)
+        ]
     return summary
 
 
@@ -245,8 +294,16 @@ def main() -> None:
         default=None,
         help="another checkout measured in the same run, alternating with this one",
     )
+    parser.add_argument(
+        "--modes",
+        default="embedder,ingest",
+        help="comma-separated: embedder, ingest, overhead (the ingest with the model "
+        "replaced by a lookup: its own CPU cost)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args()
+    if unknown := set(args.modes.split(",")) - set(MODES):
+        parser.error(f"unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}")
     if args.child:
         print(
             json.dumps(
@@ -267,12 +324,13 @@ def main() -> None:
         "corpora": {},
     }
     for corpus in corpora:
+        modes = [m for m in MODES if m in args.modes.split(",")]
         runs: dict[str, dict[str, list[dict[str, Any]]]] = {
-            name: {"embedder": [], "ingest": []} for name in trees
+            name: {mode: [] for mode in modes} for name in trees
         }
         for _ in range(args.repeat):  # interleaved so every mode sees the same machine load
             for name, tree in trees.items():
-                for mode in ("embedder", "ingest"):
+                for mode in modes:
                     result = _child(mode, corpus, args.data, args.scifact_limit, tree)
                     runs[name][mode].append(result)
                     print(
