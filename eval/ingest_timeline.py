@@ -9,7 +9,9 @@ alternating for ``--repeat`` rounds. Every model batch's start and end are recor
   ``max_concurrency`` slots; time with fewer busy is time the model waited);
 - head: start → first batch; tail: last batch → end (the serial parts);
 - CPU: core-seconds the whole machine was busy (``/proc/stat``), so the ingest's extra
-  work (parsing, chunking, PostgreSQL) shows as the difference from the embedder alone.
+  work (parsing, chunking, PostgreSQL) shows as the difference from the embedder alone;
+- padding: tokens the model ran (every batch padded to its longest input) beyond the
+  real tokens; an ingest sorts each embedding call's passages, not the whole corpus.
 
 Rounds after the first ingest the same vectors into the same database again, which
 pgvector's HNSW index stores as extra heap pointers on the existing elements (cheap):
@@ -75,6 +77,7 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
         embedder: Any = services.embedder
         embedder.embed_documents_sync(["warm up the model"])
         spans: list[tuple[float, float]] = []
+        batches: list[list[str]] = []  # counted after the clock, for the padding
         embed_batch = embedder._embed_batch
 
         def recorded(texts: list[str]) -> Any:
@@ -83,6 +86,15 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
                 return embed_batch(texts)
             finally:
                 spans.append((began, time.perf_counter()))
+                batches.append(texts)
+
+        def padding() -> str:
+            """Tokens the model ran (each batch padded to its longest) per real token."""
+            counts = [embedder.count_tokens_batch(b) for b in batches]
+            padded = sum(len(c) * max(c) for c in counts if c)
+            real = sum(sum(c) for c in counts)
+            batches.clear()
+            return f"padding {padded / max(real, 1) - 1:6.2%}"
 
         embedder._embed_batch = recorded
         pdfs = sorted((data / "pdfs").glob("*.pdf"))
@@ -98,7 +110,8 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
             await embedder.embed_documents(texts)
             end = time.perf_counter()
             alone_wall = end - start
-            print(_report("alone", spans, start, end), f" CPU {_busy_core_seconds() - cpu:6.2f} s")
+            busy = _busy_core_seconds() - cpu
+            print(_report("alone", spans, start, end), f" CPU {busy:6.2f} s ", padding())
 
             spans.clear()
             cpu, start = _busy_core_seconds(), time.perf_counter()
@@ -115,9 +128,12 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
                     limit=limit,
                 )
             end = time.perf_counter()
+            busy = _busy_core_seconds() - cpu
             print(
                 _report("ingest", spans, start, end),
-                f" CPU {_busy_core_seconds() - cpu:6.2f} s  ratio {alone_wall / (end - start):.3f}",
+                f" CPU {busy:6.2f} s ",
+                padding(),
+                f" ratio {alone_wall / (end - start):.3f}",
             )
     finally:
         await services.close()
