@@ -359,3 +359,16 @@ def test_control_whitespace_does_not_split_words() -> None:
         assert len(chunks) > 5
         assert_invariants(doc, chunks, 64)
         assert all("\x0c" in c.text for c in chunks)
+
+
+def test_giant_word_with_control_whitespace_is_cut_into_trimmed_pieces() -> None:
+    """Form feeds do not break a word for BERT, so this is one 'word' (of many tokens,
+    split at its periods) far over the window, cut by characters; no piece may start or
+    end in a form feed."""
+    blob = ("abc." * 7 + "\x0c") * 60
+    doc = _doc(blob)
+    for add_up in (False, True):
+        chunks = chunk_document(doc, count_tokens, max_tokens=32, counts_add_up=add_up)
+        assert len(chunks) > 10
+        assert_invariants(doc, chunks, 32)
+        assert any("\x0c" in c.text for c in chunks)

@@ -293,7 +293,11 @@ def _split_word(
                 lo = mid
             else:
                 hi = mid - 1
-        out.append(_Unit(a, lo, count_tokens(text[a:lo]) - specials))
+        # A word may hold control whitespace (a form feed): no piece starts or ends in it.
+        piece_start, piece_end = _trim(text, a, lo)
+        if piece_start < piece_end:
+            n = count_tokens(text[piece_start:piece_end]) - specials
+            out.append(_Unit(piece_start, piece_end, n))
         a = lo
     return out
 
@@ -338,8 +342,11 @@ def _pack(
             members = carried + fresh
             a, b = members[0].start, members[-1].end
             n = sum(u.tokens for u in members) + specials
-            exact = counts_add_up and _joined_at_word_breaks(text, members)
-            if len(members) > 1 and n > max_tokens - verify_margin and not exact:
+            if (
+                len(members) > 1
+                and n > max_tokens - verify_margin
+                and not (counts_add_up and _joined_at_word_breaks(text, members))
+            ):
                 n = count_tokens(text[a:b])
             if n <= max_tokens:
                 break
