@@ -18,9 +18,9 @@ with ``git worktree add``) in the same run: its children import that tree's pack
 migrations (``PYTHONPATH``) with this environment's dependencies, and alternate with this
 tree's, so both see the same machine.
 
-``--modes overhead`` (or ``embedder,ingest,overhead``) is a third measurement: the whole ingest with the model
-replaced by a lookup of the same passages' vectors (computed before the clock), which
-gives the ingest's own CPU cost — core-seconds in this process (parsing, chunking,
+``--modes overhead`` (or ``embedder,ingest,overhead``) is a third measurement: the whole
+ingest with the model replaced by a lookup of the same passages' vectors (computed
+before the clock), which gives the ingest's own CPU cost — core-seconds in this process (parsing, chunking,
 building rows) and in the rest of the machine (PostgreSQL; the machine should be quiet).
 
 Usage: uv run python eval/bench_ingest.py [--data ../shared/data] [--repeat 1]
@@ -212,26 +212,20 @@ def _child(
 ) -> dict[str, Any]:
     """One measurement in a subprocess on a fresh home (``tree``: another checkout's code)."""
     with tempfile.TemporaryDirectory(prefix="marginalia-bench-ingest-") as home:
-        return _run_child(mode, corpus, data, Path(home), limit, tree)
-
-
-def _run_child(
-    mode: str, corpus: str, data: Path, home: Path, limit: int | None, tree: Path | None
-) -> dict[str, Any]:
-    env = dict(os.environ, MARGINALIA_HOME=str(home), MARGINALIA_LOG_LEVEL="WARNING")
-    for var in ("DATABASE_URL", "REDIS_URL"):
-        env.pop(var, None)
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree / "backend")
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", mode, corpus, "--data", str(data)]
-        + (["--scifact-limit", str(limit)] if limit else []),
-        env=env,
-        cwd=ROOT,
-        check=False,
-        capture_output=True,
-        text=True,
-    )
+        env = dict(os.environ, MARGINALIA_HOME=home, MARGINALIA_LOG_LEVEL="WARNING")
+        for var in ("DATABASE_URL", "REDIS_URL"):
+            env.pop(var, None)
+        if tree is not None:
+            env["PYTHONPATH"] = str(tree / "backend")
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", mode, corpus, "--data", str(data)]
+            + (["--scifact-limit", str(limit)] if limit else []),
+            env=env,
+            cwd=ROOT,
+            check=False,
+            capture_output=True,
+            text=True,
+        )
     lines = out.stdout.strip().splitlines()
     if not lines or not lines[-1].startswith("{"):
         raise SystemExit(f"{mode}/{corpus} failed (exit {out.returncode}):\n{out.stderr[-3000:]}")

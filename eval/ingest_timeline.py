@@ -42,12 +42,6 @@ import bench_ingest  # the same passages as the benchmark
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _busy_core_seconds() -> float:
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
-
-
 def _report(label: str, spans: list[tuple[float, float]], start: float, end: float) -> str:
     events = sorted([(a, 1) for a, _ in spans] + [(b, -1) for _, b in spans])
     busy_for: dict[int, float] = {}
@@ -106,15 +100,15 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
         print(f"{corpus}: {len(texts)} passages, {embedder.max_concurrency} embedding slots")
         for _ in range(repeat):
             spans.clear()
-            cpu, start = _busy_core_seconds(), time.perf_counter()
+            cpu, start = bench_ingest._busy_core_seconds(), time.perf_counter()
             await embedder.embed_documents(texts)
             end = time.perf_counter()
             alone_wall = end - start
-            busy = _busy_core_seconds() - cpu
+            busy = bench_ingest._busy_core_seconds() - cpu
             print(_report("alone", spans, start, end), f" CPU {busy:6.2f} s ", padding())
 
             spans.clear()
-            cpu, start = _busy_core_seconds(), time.perf_counter()
+            cpu, start = bench_ingest._busy_core_seconds(), time.perf_counter()
             if corpus == "pdfs":
                 ws = await create_workspace(services.db, name=f"timeline-{time.time_ns()}")
                 items = [IngestItem(load=p.read_bytes, filename=p.name) for p in pdfs]
@@ -128,7 +122,7 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
                     limit=limit,
                 )
             end = time.perf_counter()
-            busy = _busy_core_seconds() - cpu
+            busy = bench_ingest._busy_core_seconds() - cpu
             print(
                 _report("ingest", spans, start, end),
                 f" CPU {busy:6.2f} s ",
@@ -153,6 +147,7 @@ def main() -> None:
     os.environ.setdefault("MARGINALIA_HOME", home)
     os.environ.setdefault("MARGINALIA_LOG_LEVEL", "WARNING")
     asyncio.run(run(args.corpus, args.data, args.scifact_limit, args.repeat))
+
 
 if __name__ == "__main__":
     main()

@@ -96,10 +96,14 @@ def _chunk_rows(
     ]
 
 
-async def _execute_many(session: AsyncSession, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-    """``executemany`` through the session's own connection (same transaction), numpy
-    vectors sent in pgvector's binary form (``%b``): formatting 384 floats as text per
-    row in Python and parsing them back in the server was ~15% of a chunk insert."""
+Statement = tuple[str, Sequence[Sequence[Any]]]
+
+
+async def _execute_many(session: AsyncSession, *statements: Statement) -> None:
+    """Each ``(sql, rows)`` in turn by ``executemany``, through the session's own
+    connection (same transaction), numpy vectors sent in pgvector's binary form (``%b``):
+    formatting 384 floats as text per row in Python and parsing them back in the server
+    was ~15% of a chunk insert."""
     connection = await session.connection()
     raw: AsyncConnection[Any] | None = (await connection.get_raw_connection()).driver_connection
     assert raw is not None  # a checked-out connection always has its driver connection
@@ -110,11 +114,13 @@ async def _execute_many(session: AsyncSession, sql: str, rows: Sequence[Sequence
         # Registered on this cursor only, so nothing else on the pooled connection changes.
         dumper = type("NumpyVectorDumper", (VectorBinaryDumper,), {"oid": info.oid})
         cursor.adapters.register_dumper(np.ndarray, dumper)
-        await cursor.executemany(sql, rows)
+        for sql, rows in statements:
+            if rows:
+                await cursor.executemany(sql, rows)
 
 
 async def _insert_chunks(session: AsyncSession, rows: list[tuple[Any, ...]]) -> None:
-    await _execute_many(session, _INSERT_CHUNKS, rows)
+    await _execute_many(session, (_INSERT_CHUNKS, rows))
 
 
 async def insert_source(
@@ -165,6 +171,7 @@ _INSERT_SOURCES = (
     + ", ".join("%b" if isinstance(c.type, Vector) else "%s" for c in _SOURCE_COLUMNS)
     + ")"
 )
+_INSERT_PAGES = "INSERT INTO source_pages (source_id, page_number, text) VALUES (%s, %s, %s)"
 
 
 def _source_value(column: Any, value: Any) -> Any:
@@ -194,21 +201,15 @@ async def insert_sources(
         model = Source(workspace_id=workspace_id, status="ready", **new.fields)
         rows.append(tuple(_source_value(c, getattr(model, c.name)) for c in _SOURCE_COLUMNS))
         ids.append(model.id)
-    await _execute_many(session, _INSERT_SOURCES, rows)
-    pages = [
-        {"source_id": sid, "page_number": n, "text": t}
-        for sid, new in zip(ids, sources, strict=True)
-        for n, t in new.pages
-    ]
-    if pages:
-        await session.execute(insert(SourcePage), pages)
+    pages = [(sid, n, t) for sid, new in zip(ids, sources, strict=True) for n, t in new.pages]
     chunk_rows = [
         row
         for sid, new in zip(ids, sources, strict=True)
         for row in _chunk_rows(sid, workspace_id, new.chunks)
     ]
-    if chunk_rows:
-        await _insert_chunks(session, chunk_rows)
+    await _execute_many(
+        session, (_INSERT_SOURCES, rows), (_INSERT_PAGES, pages), (_INSERT_CHUNKS, chunk_rows)
+    )
     return ids
 
 
