@@ -95,11 +95,11 @@ async def _warm_up(services: Any, corpus: str, data: Path) -> None:
     services.embedder.embed_documents_sync(["warm up the model"])  # loads the model
     if corpus == "pdfs":
         from marginalia.ingest.pipeline import IngestItem, ingest_many, validate_document
-        from marginalia.services.workspaces import create_workspace
+        from marginalia.usecases.workspaces import create_workspace
 
         smallest = min((data / "pdfs").glob("*.pdf"), key=lambda p: p.stat().st_size)
         validate_document(smallest.read_bytes(), smallest.name, None, services.settings)
-        ws = await create_workspace(services.db, name="bench-warm-up")
+        ws = await create_workspace(services, name="bench-warm-up")
         item = IngestItem(
             load=lambda: b"# Warming up\n\nA first paragraph. It has two sentences.\n",
             filename="warm-up.md",
@@ -121,10 +121,10 @@ async def _ingest(services: Any, corpus: str, data: Path, limit: int | None) -> 
 
     from marginalia.ingest.pipeline import IngestItem, ingest_many
     from marginalia.retrieval.beir import import_beir
-    from marginalia.services.workspaces import create_workspace
+    from marginalia.usecases.workspaces import create_workspace
 
     if corpus == "pdfs":
-        ws = await create_workspace(services.db, name=f"bench-{time.time_ns()}")
+        ws = await create_workspace(services, name=f"bench-{time.time_ns()}")
         # The next file parses while this one embeds.
         pdfs = sorted((data / "pdfs").glob("*.pdf"))
         items = [IngestItem(load=pdf.read_bytes, filename=pdf.name) for pdf in pdfs]
@@ -160,9 +160,9 @@ async def measure(mode: str, corpus: str, data: Path, limit: int | None) -> dict
     the model, in this process and in the rest of the machine — PostgreSQL)."""
     import marginalia
     from marginalia.config import get_settings
-    from marginalia.services.container import open_services
+    from marginalia.runtime import open_runtime
 
-    services = await open_services(get_settings())
+    services = await open_runtime(get_settings())
     try:
         if mode == "embedder":
             services.embedder.embed_documents_sync(["warm up the model"])  # load outside the clock

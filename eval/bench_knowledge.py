@@ -44,9 +44,10 @@ os.environ["MARGINALIA_LLM__PROVIDER"] = "offline"
 
 from marginalia.config import get_settings  # noqa: E402
 from marginalia.knowledge import service  # noqa: E402
-from marginalia.knowledge.extraction import ChunkText, extract_offline  # noqa: E402
-from marginalia.services import workspaces as ws_service  # noqa: E402
-from marginalia.services.container import open_services  # noqa: E402
+from marginalia.knowledge.extraction import extract_offline  # noqa: E402
+from marginalia.knowledge.sentences import ChunkText  # noqa: E402
+from marginalia.runtime import open_runtime  # noqa: E402
+from marginalia.usecases import workspaces as ws_service  # noqa: E402
 from tests.integration.knowledge_support import add_paper  # noqa: E402
 
 TOPIC = re.compile(r"\bBERT\b|language models?\b|pre-?train", re.IGNORECASE)
@@ -71,10 +72,10 @@ def bench_extraction(records: list[dict[str, Any]]) -> list[float]:
 async def bench_updates(
     records: list[dict[str, Any]], sizes: list[int], window: int
 ) -> dict[str, Any]:
-    services = await open_services(get_settings())
+    services = await open_runtime(get_settings())
     try:
         ws = await ws_service.create_workspace(
-            services.db,
+            services,
             name=f"bench-{uuid.uuid4().hex[:6]}",
             description="pre-trained language models such as BERT: compression, probing, transfer",
         )

@@ -48,19 +48,19 @@ async def main(n_sources: int) -> dict[str, Any]:
         os.environ.pop(var, None)
     from marginalia.config import get_settings
     from marginalia.discovery.pipeline import ResearchOptions, run_research
-    from marginalia.services.container import open_services
-    from marginalia.services.workspaces import create_workspace
+    from marginalia.runtime import open_runtime
+    from marginalia.usecases.workspaces import create_workspace
 
     settings = get_settings()
     t = time.perf_counter()
-    services = await open_services(settings)
+    services = await open_runtime(settings)
     startup_s = time.perf_counter() - t
     try:
         t = time.perf_counter()
         services.embedder.count_tokens("warm up")
         await services.embedder.embed_documents(["warm up"])
         model_load_s = time.perf_counter() - t
-        ws = await create_workspace(services.db, name="bench-research", description=DESCRIPTION)
+        ws = await create_workspace(services, name="bench-research", description=DESCRIPTION)
         events: list[tuple[float, str, str]] = []
         began = time.perf_counter()
 
@@ -84,9 +84,9 @@ async def main(n_sources: int) -> dict[str, Any]:
             save=save,
         )
         wall_s = time.perf_counter() - began
-        from marginalia.services.workspaces import workspace_counts
+        from marginalia.usecases.workspaces import workspace_counts
 
-        counts = await workspace_counts(services.db, ws.id)
+        counts = await workspace_counts(services, ws.id)
     finally:
         await services.close()
 

@@ -63,10 +63,10 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
     from marginalia.config import get_settings
     from marginalia.ingest.pipeline import IngestItem, ingest_many
     from marginalia.retrieval.beir import import_beir
-    from marginalia.services.container import open_services
-    from marginalia.services.workspaces import create_workspace
+    from marginalia.runtime import open_runtime
+    from marginalia.usecases.workspaces import create_workspace
 
-    services = await open_services(get_settings())
+    services = await open_runtime(get_settings())
     try:
         embedder: Any = services.embedder
         embedder.embed_documents_sync(["warm up the model"])
@@ -110,7 +110,7 @@ async def run(corpus: str, data: Path, limit: int | None, repeat: int) -> None:
             spans.clear()
             cpu, start = bench_ingest._busy_core_seconds(), time.perf_counter()
             if corpus == "pdfs":
-                ws = await create_workspace(services.db, name=f"timeline-{time.time_ns()}")
+                ws = await create_workspace(services, name=f"timeline-{time.time_ns()}")
                 items = [IngestItem(load=p.read_bytes, filename=p.name) for p in pdfs]
                 async for _ in ingest_many(services, ws.id, items):
                     pass

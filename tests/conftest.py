@@ -27,7 +27,7 @@ os.environ["MARGINALIA_JOBS__HEARTBEAT_S"] = "0.5"
 os.environ["MARGINALIA_JOBS__STALE_AFTER_S"] = "3"
 
 from marginalia.config import Settings, get_settings  # noqa: E402
-from marginalia.services.container import Services, open_services  # noqa: E402
+from marginalia.runtime import Runtime, open_runtime  # noqa: E402
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -49,8 +49,8 @@ def settings() -> Settings:
 
 
 @pytest.fixture(scope="session")
-async def services(settings: Settings) -> AsyncIterator[Services]:
-    svc = await open_services(settings)
+async def services(settings: Settings) -> AsyncIterator[Runtime]:
+    svc = await open_runtime(settings)
     try:
         yield svc
     finally:

@@ -3,11 +3,18 @@
 Every value comes from the environment (prefix ``MARGINALIA_``, nested fields with
 ``__``, e.g. ``MARGINALIA_LLM__PROVIDER=anthropic``) or a ``.env`` file. The two
 service URLs also read the conventional un-prefixed ``DATABASE_URL`` / ``REDIS_URL``.
+
+Nothing reads settings at import time: the composition root
+(:func:`marginalia.runtime.open_runtime`) is handed one ``Settings`` object and passes
+what each stage needs. Every field describes itself (``marginalia config`` prints the
+descriptions). The refusal threshold is deliberately not a setting: it is read from
+``eval/calibration.json`` (invariant 4).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -22,79 +29,197 @@ def _default_home() -> Path:
 
 
 class EmbeddingSettings(BaseModel):
-    # The offline default (DESIGN §4): all-MiniLM-L6-v2 assembled from registry packages.
-    model: str = "sentence-transformers/all-MiniLM-L6-v2"
-    dim: int = 384
-    # Token window of the model; chunks are sized below it, never truncated (invariant 1).
-    max_tokens: int = 256
-    # Small batches run fastest on CPU (a batch's activations stay in cache) and pad least:
-    # 4 embedded 35.2 passages/s against 32.4 for 16 and 30.0 for 32 (eval/bench_embedder.py,
-    # docs/BENCHMARKS.md).
-    batch_size: int = 4
-    # Batches embedded at once, each a single-threaded ONNX run by default (`threads`):
-    # as fast as one run over every core, and steadier when other work shares the CPU.
-    max_concurrency: int = Field(default_factory=lambda: min(os.cpu_count() or 1, 8), ge=1)
-    # ONNX threads per batch (None: ONNX Runtime's default, every core).
-    threads: int | None = Field(default=1, ge=1)
+    model: str = Field(
+        default="sentence-transformers/all-MiniLM-L6-v2",
+        description="fastembed model id; the default is assembled offline from registry "
+        "packages (DESIGN §4). Pinned in the database: change it, then run `marginalia reembed`",
+    )
+    dim: int = Field(default=384, description="vector dimension of the model (pinned per database)")
+    max_tokens: int = Field(
+        default=256,
+        description="token window of the model; chunks are sized below it, never truncated "
+        "(invariant 1)",
+    )
+    batch_size: int = Field(
+        default=4,
+        description="passages per ONNX run: small batches run fastest on CPU and pad least "
+        "(eval/bench_embedder.py, docs/BENCHMARKS.md)",
+    )
+    max_concurrency: int = Field(
+        default_factory=lambda: min(os.cpu_count() or 1, 8),
+        ge=1,
+        description="batches embedded at once (default: the cores, at most 8)",
+    )
+    threads: int | None = Field(
+        default=1,
+        ge=1,
+        description="ONNX threads per batch (unset: ONNX Runtime's default, every core)",
+    )
 
 
 class LLMSettings(BaseModel):
-    provider: Literal["offline", "anthropic", "openai"] = "offline"
-    anthropic_api_key: SecretStr | None = None
-    anthropic_base_url: str | None = None
-    extraction_model: str = "claude-haiku-4-5"
-    synthesis_model: str = "claude-sonnet-4-6"
-    openai_base_url: str = "http://127.0.0.1:11434/v1"
-    openai_api_key: SecretStr | None = None
-    openai_model: str = "llama3.1"
-    max_retries: int = 4
-    timeout_s: float = 120.0
+    provider: Literal["offline", "anthropic", "openai"] = Field(
+        default="offline",
+        description="offline (extractive engine, no model), anthropic, or openai "
+        "(any OpenAI-compatible endpoint: Ollama, vLLM, llama.cpp server)",
+    )
+    anthropic_api_key: SecretStr | None = Field(default=None, description="Anthropic API key")
+    anthropic_base_url: str | None = Field(
+        default=None, description="Anthropic API base URL (unset: the SDK's default)"
+    )
+    extraction_model: str = Field(
+        default="claude-haiku-4-5",
+        description="Anthropic model for extraction and query decomposition",
+    )
+    synthesis_model: str = Field(
+        default="claude-sonnet-4-6", description="Anthropic model for cited answers"
+    )
+    openai_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1", description="OpenAI-compatible endpoint"
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="API key of the OpenAI-compatible endpoint, if it needs one"
+    )
+    openai_model: str = Field(
+        default="llama3.1", description="model of the OpenAI-compatible endpoint (every task)"
+    )
+    max_retries: int = Field(default=4, description="retries of a failed model call")
+    timeout_s: float = Field(default=120.0, description="timeout of one model call, seconds")
 
 
 class SourceSettings(BaseModel):
-    arxiv_base_url: str = "https://export.arxiv.org/api/query"
-    openalex_base_url: str = "https://api.openalex.org"
-    openalex_email: str | None = None
-    brave_base_url: str = "https://api.search.brave.com/res/v1"
-    brave_api_key: SecretStr | None = None
-    min_interval_s: float = 1.0
-    timeout_s: float = 20.0
-    deadline_s: float = 60.0
-    max_retries: int = 3
-    max_results_per_query: int = 10
-    # Fetching: SSRF guard (DESIGN: private/loopback/link-local refused unless allowed).
-    allow_private_addresses: bool = False
-    # Narrower than the switch above: networks (CIDR) fetching may reach, e.g. 127.0.0.0/8.
-    allowed_networks: list[str] = []
-    max_download_mb: int = 50
-    max_redirects: int = 5
-    concurrent_downloads: int = 3
+    arxiv_base_url: str = Field(
+        default="https://export.arxiv.org/api/query", description="arXiv API endpoint"
+    )
+    openalex_base_url: str = Field(
+        default="https://api.openalex.org", description="OpenAlex API base URL"
+    )
+    openalex_email: str | None = Field(
+        default=None, description="contact e-mail for OpenAlex's polite pool"
+    )
+    brave_base_url: str = Field(
+        default="https://api.search.brave.com/res/v1", description="Brave Search API base URL"
+    )
+    brave_api_key: SecretStr | None = Field(
+        default=None, description="Brave Search API key (web search is skipped without one)"
+    )
+    min_interval_s: float = Field(
+        default=1.0, description="seconds between two calls to one external source (DESIGN §6)"
+    )
+    timeout_s: float = Field(default=20.0, description="timeout of one search call, seconds")
+    deadline_s: float = Field(
+        default=60.0, description="a search call's deadline, retries included, seconds"
+    )
+    max_retries: int = Field(default=3, description="retries of a failed search call")
+    max_results_per_query: int = Field(
+        default=10, description="results asked of each source per query"
+    )
+    allow_private_addresses: bool = Field(
+        default=False,
+        description="let fetching reach private, loopback and link-local addresses (SSRF "
+        "guard off)",
+    )
+    allowed_networks: list[str] = Field(
+        default=[],
+        description="networks (CIDR) fetching may reach despite the SSRF guard, e.g. "
+        "127.0.0.0/8 (narrower than allow_private_addresses)",
+    )
+    max_download_mb: int = Field(default=50, description="largest document fetched, MB")
+    max_redirects: int = Field(default=5, description="redirects followed by one fetch")
+    concurrent_downloads: int = Field(default=3, description="PDF downloads at once (DESIGN §6)")
 
 
 class IngestSettings(BaseModel):
-    max_upload_mb: int = 50
-    max_pages: int = 300
-    # Overlap between consecutive chunks, as a fraction of the window (10–15%).
-    chunk_overlap: float = 0.12
+    max_upload_mb: int = Field(default=50, description="largest file accepted, MB")
+    max_pages: int = Field(default=300, description="most pages of a PDF accepted")
+    chunk_overlap: float = Field(
+        default=0.12,
+        description="overlap between consecutive chunks, a fraction of the model window (10–15%)",
+    )
+    dedup_title_jaccard: float = Field(
+        default=0.5,
+        description="title Jaccard (stop words removed) at which a document is a duplicate "
+        "(DESIGN §6)",
+    )
+    dedup_embedding: float = Field(
+        default=0.7,
+        description="mean-embedding cosine at which a document without a scholarly id is a "
+        "duplicate (DESIGN §6)",
+    )
+
+
+class KnowledgeSettings(BaseModel):
+    claim_chunk_limit: int = Field(
+        default=15, description="claims are taken from a source's first N chunks (DESIGN §6)"
+    )
+    evidence_min_similarity: float = Field(
+        default=0.55,
+        description="cosine (claim vs passage) at which another source's passage is "
+        "recorded as evidence",
+    )
+    evidence_per_claim: int = Field(
+        default=3, description="other sources (best passage each) searched per claim"
+    )
+    max_llm_evidence_calls: int = Field(
+        default=40,
+        description="evidence classifications per update with a model; the rest stay "
+        "'related' with their score",
+    )
+    llm_concurrency: int = Field(default=4, description="model calls of one update at once")
+    wiki_central_pages: int = Field(
+        default=50,
+        description="the offline wiki keeps a page for (at most) this many most central concepts",
+    )
+
+
+class AnswerSettings(BaseModel):
+    history_messages: int = Field(
+        default=10,
+        description="messages of a conversation passed to a follow-up as history (DESIGN §1)",
+    )
+    title_chars: int = Field(
+        default=64, description="characters of a first question that title its conversation"
+    )
+    wiki_chunks: int = Field(
+        default=5, description="chunks beside a matching wiki page in an answer's context"
+    )
+    hybrid_chunks: int = Field(
+        default=10, description="chunks in an answer's context without a matching wiki page"
+    )
 
 
 class JobSettings(BaseModel):
-    # One research pipeline at a time per process (DESIGN §6).
-    pipeline_concurrency: int = 1
-    # A running job whose heartbeat is older than this is considered cut off by a crash.
-    stale_after_s: float = 60.0
-    heartbeat_s: float = 5.0
+    pipeline_concurrency: int = Field(
+        default=1, description="research pipelines at once per process (DESIGN §6)"
+    )
+    stale_after_s: float = Field(
+        default=60.0,
+        description="a running job whose heartbeat is older than this is marked interrupted",
+    )
+    heartbeat_s: float = Field(default=5.0, description="seconds between a job's heartbeats")
 
 
 class RetrievalSettings(BaseModel):
-    # "score": legs' scores min-max scaled and summed; "rrf": reciprocal rank fusion.
-    # Measured side by side on SciFact (docs/decisions/0005-relative-score-fusion.md).
-    fusion: Literal["score", "rrf"] = "score"
-    rrf_k: int = 60
-    wiki_first_threshold: float = 0.75
-    hnsw_ef_search: int = 200
-    rerank_model_dir: Path | None = None
-    calibration_path: Path | None = None
+    fusion: Literal["score", "rrf"] = Field(
+        default="score",
+        description="'score': legs' scores min-max scaled and summed; 'rrf': reciprocal "
+        "rank fusion (docs/decisions/0005-relative-score-fusion.md)",
+    )
+    rrf_k: int = Field(default=60, description="k of reciprocal rank fusion")
+    wiki_first_threshold: float = Field(
+        default=0.75,
+        description="a wiki page at least this similar to the question leads the context",
+    )
+    hnsw_ef_search: int = Field(default=200, description="pgvector HNSW ef_search of queries")
+    rerank_model_dir: Path | None = Field(
+        default=None,
+        description="folder of an ONNX cross-encoder (model.onnx, tokenizer.json); unset: "
+        "no rerank",
+    )
+    calibration_path: Path | None = Field(
+        default=None,
+        description="the refusal calibration file (unset: <repo>/eval/calibration.json)",
+    )
 
 
 class Settings(BaseSettings):
@@ -105,24 +230,41 @@ class Settings(BaseSettings):
         extra="ignore",
     )
 
-    home: Path = Field(default_factory=_default_home)
+    home: Path = Field(
+        default_factory=_default_home,
+        description="where the embedded database, files and models live",
+    )
     database_url: SecretStr | None = Field(
-        default=None, validation_alias=AliasChoices("MARGINALIA_DATABASE_URL", "DATABASE_URL")
+        default=None,
+        validation_alias=AliasChoices("MARGINALIA_DATABASE_URL", "DATABASE_URL"),
+        description="PostgreSQL URL (unset: the embedded server under home)",
     )
     redis_url: str | None = Field(
-        default=None, validation_alias=AliasChoices("MARGINALIA_REDIS_URL", "REDIS_URL")
+        default=None,
+        validation_alias=AliasChoices("MARGINALIA_REDIS_URL", "REDIS_URL"),
+        description="Redis URL: jobs run on arq workers (unset: in-process)",
     )
-    host: str = "127.0.0.1"
-    port: int = 8000
-    catalog_path: Path | None = None
-    log_level: str = "INFO"
+    host: str = Field(default="127.0.0.1", description="address `marginalia serve` binds")
+    port: int = Field(default=8000, description="port `marginalia serve` binds")
+    catalog_path: Path | None = Field(
+        default=None, description="the local paper catalog (JSON Lines) research searches"
+    )
+    log_level: str = Field(default="INFO", description="log level of the marginalia loggers")
 
-    embedding: EmbeddingSettings = EmbeddingSettings()
-    llm: LLMSettings = LLMSettings()
-    sources: SourceSettings = SourceSettings()
-    ingest: IngestSettings = IngestSettings()
-    jobs: JobSettings = JobSettings()
-    retrieval: RetrievalSettings = RetrievalSettings()
+    embedding: EmbeddingSettings = Field(
+        default_factory=EmbeddingSettings, description="the embedding model"
+    )
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="the language model")
+    sources: SourceSettings = Field(
+        default_factory=SourceSettings, description="external sources and fetching"
+    )
+    ingest: IngestSettings = Field(default_factory=IngestSettings, description="reading documents")
+    knowledge: KnowledgeSettings = Field(
+        default_factory=KnowledgeSettings, description="the knowledge layer"
+    )
+    answer: AnswerSettings = Field(default_factory=AnswerSettings, description="answers")
+    jobs: JobSettings = Field(default_factory=JobSettings, description="jobs")
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="retrieval")
 
     @property
     def pgdata_dir(self) -> Path:
@@ -143,6 +285,22 @@ class Settings(BaseSettings):
             data["database_url"] = _mask_url(self.database_url.get_secret_value())
         return data
 
+    def described(self) -> list[tuple[str, Any, str]]:
+        """``(dotted name, effective value, description)`` of every leaf setting, secrets
+        masked, in declaration order."""
+        return list(_describe(self, self.masked(), ""))
+
+
+def _describe(
+    model: BaseModel, data: dict[str, Any], prefix: str
+) -> Iterator[tuple[str, Any, str]]:
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            yield from _describe(value, data[name], f"{prefix}{name}.")
+        else:
+            yield f"{prefix}{name}", data[name], info.description or ""
+
 
 def _mask_url(url: str) -> str:
     # postgresql://user:password@host/db -> postgresql://user:***@host/db
@@ -157,6 +315,8 @@ def _mask_url(url: str) -> str:
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
+    """The settings of this process's environment — for entry points only (the CLI's
+    ``main``, ``marginalia serve``, the arq worker, Alembic); nothing else calls it."""
     return Settings()
 
 

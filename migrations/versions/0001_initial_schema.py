@@ -12,10 +12,18 @@ from alembic import op
 from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects import postgresql
 
-from marginalia.config import get_settings
 
-# Vector columns take the configured model's dimension, pinned in embedding_model.
-EMBED_DIM = get_settings().embedding.dim
+def _embed_dim() -> int:
+    """Vector columns take the configured model's dimension (pinned in embedding_model):
+    the one the caller passed (``marginalia.db.migrate.upgrade(embedding_dim=...)``), else
+    the environment's settings (the ``alembic`` command line)."""
+    dim = op.get_context().config.attributes.get("embedding_dim")  # type: ignore[union-attr]
+    if dim is None:
+        from marginalia.config import get_settings
+
+        dim = get_settings().embedding.dim
+    return int(dim)
+
 
 revision: str = "0001"
 down_revision: str | None = None
@@ -24,6 +32,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    EMBED_DIM = _embed_dim()
     op.execute("CREATE EXTENSION IF NOT EXISTS vector")
     op.create_table(
         "embedding_model",

@@ -7,14 +7,14 @@ import pytest
 from fastapi import FastAPI
 
 from marginalia.api.app import create_app
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 
 @pytest.fixture(scope="session")
-def app(services: Services) -> FastAPI:
-    application = create_app(services.settings, services=services)
+def app(services: Runtime) -> FastAPI:
+    application = create_app(services.settings, runtime=services)
     # httpx's ASGI transport does not run the lifespan; hand the app the session's services.
-    application.state.services = services
+    application.state.runtime = services
     return application
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from marginalia.db.repositories.sources import NewChunk, insert_source
 from marginalia.knowledge.text import sentence_spans
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 CHUNK_TOKENS = 200
 
@@ -36,7 +36,7 @@ def catalog(path: Path) -> dict[str, dict[str, Any]]:
         return {r["id"]: r for r in map(json.loads, fh)}
 
 
-def split_chunks(services: Services, text: str) -> list[tuple[int, int]]:
+def split_chunks(services: Runtime, text: str) -> list[tuple[int, int]]:
     """Sentence-aligned spans of ``text`` under CHUNK_TOKENS tokens each."""
     spans: list[tuple[int, int]] = []
     start: int | None = None
@@ -56,7 +56,7 @@ def split_chunks(services: Services, text: str) -> list[tuple[int, int]]:
 
 
 async def add_paper(
-    services: Services,
+    services: Runtime,
     workspace_id: uuid.UUID,
     record: dict[str, Any],
     *,

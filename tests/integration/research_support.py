@@ -1,6 +1,6 @@
 """Shared set-up for the research pipeline tests: settings pointing every source at the
 replay server, a catalog (the ACL 2020 records) in which the top hit for "testing" links
-a real PDF served by the replay server, and a Services container using those settings."""
+a real PDF served by the replay server, and a Runtime container using those settings."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pydantic import SecretStr
 from marginalia.config import Settings
 from marginalia.jobs.backends import InProcessBackend
 from marginalia.jobs.service import JobService
-from marginalia.services.container import Services
-from marginalia.services.workspaces import create_workspace
+from marginalia.runtime import Runtime
 from marginalia.sources.catalog import CatalogSource
+from marginalia.usecases.workspaces import create_workspace
 from tests.support.replay_server import FIXTURES, SHARED_DATA, ReplayServer
 
 QUERY = "testing"
@@ -70,10 +70,10 @@ def replay_settings(
     return base.model_copy(update={"sources": source_settings, "catalog_path": catalog})
 
 
-def services_with(services: Services, settings: Settings) -> Services:
+def services_with(services: Runtime, settings: Settings) -> Runtime:
     """A container sharing the session's database, files and embedder, with ``settings``."""
     backend = InProcessBackend()
-    custom = Services(
+    custom = Runtime(
         settings=settings,
         db=services.db,
         jobs=JobService(services.db, settings, backend),
@@ -81,12 +81,12 @@ def services_with(services: Services, settings: Settings) -> Services:
         files=services.files,
         _embedder=services.embedder,
     )
-    backend.services = custom
+    backend.attach(custom)
     return custom
 
 
-async def new_workspace(services: Services, description: str = "") -> uuid.UUID:
+async def new_workspace(services: Runtime, description: str = "") -> uuid.UUID:
     ws = await create_workspace(
-        services.db, name=f"research-{uuid.uuid4().hex[:8]}", description=description
+        services, name=f"research-{uuid.uuid4().hex[:8]}", description=description
     )
     return ws.id

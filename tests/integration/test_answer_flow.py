@@ -23,7 +23,6 @@ from marginalia.answer import (
     AnswerClaim,
     Calibration,
     CalibrationError,
-    answer_question,
     offline,
     quote_in_passage,
 )
@@ -36,8 +35,9 @@ from marginalia.db.models import WikiPage
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.llm import ChatMessage, UsageLedger
 from marginalia.llm.base import T
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import ask as ask_usecase
+from marginalia.usecases import workspaces as ws_service
 
 #: The test calibration (written to a tmp file, as the eval would): this corpus's
 #: answerable questions score ≈ 0.45, off-topic ones < 0.25.
@@ -59,10 +59,10 @@ class Corpus:
 
 @pytest.fixture(scope="module")
 async def corpus(
-    services: Services, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+    services: Runtime, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Corpus]:
     name = f"answers-{uuid.uuid4().hex[:6]}"
-    ws = await ws_service.create_workspace(services.db, name=name)
+    ws = await ws_service.create_workspace(services, name=name)
     ids = []
     for pdf in ("specter-acl2020.pdf", "trauma-bmc2010.pdf"):
         outcome = await ingest_document(
@@ -93,15 +93,15 @@ async def corpus(
         yield Corpus(ws.id, name, ids[0], ids[1], cal)
     finally:
         retrieval.calibration_path = before
-        await ws_service.delete_workspace(services.db, ws.id)
+        await ws_service.delete_workspace(services, ws.id)
 
 
 @pytest.fixture(scope="module")
-def answer_app(services: Services) -> FastAPI:
+def answer_app(services: Runtime) -> FastAPI:
     app = FastAPI()
     install_error_handlers(app)
     app.include_router(answers.router)
-    app.state.services = services
+    app.state.runtime = services
     return app
 
 
@@ -113,7 +113,7 @@ async def api(answer_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
 
 
 @pytest.fixture
-def calibration_at(services: Services) -> Iterator[Any]:
+def calibration_at(services: Runtime) -> Iterator[Any]:
     """Point settings at another calibration file for one test."""
     retrieval = services.settings.retrieval
     before = retrieval.calibration_path
@@ -139,8 +139,10 @@ def cal(threshold: float) -> Calibration:
 # ---------------------------------------------------------------------------- answering
 
 
-async def test_answer_cites_verbatim_quotes(services: Services, corpus: Corpus) -> None:
-    answer = await answer_question(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
+async def test_answer_cites_verbatim_quotes(services: Runtime, corpus: Corpus) -> None:
+    answer = await ask_usecase.answer(
+        services, workspace_id=corpus.workspace_id, question=SPECTER_Q
+    )
     assert not answer.refused and answer.claims
     assert answer.route == "hybrid" and answer.engine == "extractive"
     assert answer.threshold == TEST_THRESHOLD  # read from the file
@@ -187,7 +189,7 @@ class ScriptedProvider:
 
 
 async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(
-    services: Services, corpus: Corpus
+    services: Runtime, corpus: Corpus
 ) -> None:
     ctx = await retrieve(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
     n, _, _, sentence = offline.candidate_sentences(ctx.passages)[0]
@@ -233,10 +235,10 @@ async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(
 
 
 async def test_refusal_reads_the_calibration_file(
-    services: Services, corpus: Corpus, tmp_path: Path, calibration_at: Any
+    services: Runtime, corpus: Corpus, tmp_path: Path, calibration_at: Any
 ) -> None:
     # the test threshold answers the on-topic question and refuses the off-topic one
-    off = await answer_question(services, workspace_id=corpus.workspace_id, question=OFF_TOPIC_Q)
+    off = await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=OFF_TOPIC_Q)
     assert off.refused and off.claims == [] and off.evidence_score < TEST_THRESHOLD
     assert off.refusal is not None
     assert corpus.workspace_name in off.refusal  # says what was searched
@@ -247,23 +249,25 @@ async def test_refusal_reads_the_calibration_file(
     high = tmp_path / "high.json"
     high.write_text(json.dumps({"threshold": 1.5, "signal": SIGNAL}), encoding="utf-8")
     calibration_at(high)
-    refused = await answer_question(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
+    refused = await ask_usecase.answer(
+        services, workspace_id=corpus.workspace_id, question=SPECTER_Q
+    )
     assert refused.refused and refused.threshold == 1.5 and refused.claims == []
     assert refused.usage == {}  # no model call, no claims
 
     # no file: an error that says how to make one, never a guess
     calibration_at(tmp_path / "missing.json")
     with pytest.raises(CalibrationError, match="marginalia eval calibrate"):
-        await answer_question(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
+        await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
     # the calibrate command's mode needs no file
-    scored = await answer_question(
+    scored = await ask_usecase.answer(
         services, workspace_id=corpus.workspace_id, question=SPECTER_Q, score_only=True
     )
     assert scored.threshold is None and not scored.refused and scored.claims == []
     assert scored.evidence_score >= TEST_THRESHOLD
 
 
-async def test_wiki_first_route(services: Services, corpus: Corpus) -> None:
+async def test_wiki_first_route(services: Runtime, corpus: Corpus) -> None:
     question = "What is citation-informed pretraining of scientific document embeddings?"
     vector = await services.embedder.embed_query(question)
     async with services.db.transaction() as session:
@@ -280,7 +284,7 @@ async def test_wiki_first_route(services: Services, corpus: Corpus) -> None:
         )
         session.add(page)
     try:
-        answer = await answer_question(
+        answer = await ask_usecase.answer(
             services, workspace_id=corpus.workspace_id, question=question
         )
         assert answer.route == "wiki"
@@ -289,7 +293,7 @@ async def test_wiki_first_route(services: Services, corpus: Corpus) -> None:
         assert len(answer.passages) == 6  # the page + 5 chunks
         assert answer.trace["routing"]["best_wiki_page"]["similarity"] >= 0.75
         # per paper, the wiki (workspace-wide) is not consulted
-        paper = await answer_question(
+        paper = await ask_usecase.answer(
             services, workspace_id=corpus.workspace_id, question=question, source_id=corpus.specter
         )
         assert paper.route == "hybrid" and all(p.kind == "chunk" for p in paper.passages)
@@ -305,7 +309,7 @@ async def test_wiki_first_route(services: Services, corpus: Corpus) -> None:
 
 
 async def test_stream_meta_first_then_tokens_then_done(
-    services: Services, corpus: Corpus, api: httpx.AsyncClient
+    services: Runtime, corpus: Corpus, api: httpx.AsyncClient
 ) -> None:
     events = await ask(api, f"/api/workspaces/{corpus.workspace_id}/ask", question=SPECTER_Q)
     kinds = [e["type"] for e in events]
@@ -361,10 +365,10 @@ async def test_follow_up_carries_history(corpus: Corpus, api: httpx.AsyncClient)
 
 
 async def test_per_paper_ask_never_returns_another_paper(
-    services: Services, corpus: Corpus, api: httpx.AsyncClient
+    services: Runtime, corpus: Corpus, api: httpx.AsyncClient
 ) -> None:
     # a question about the *other* paper, asked of SPECTER
-    answer = await answer_question(
+    answer = await ask_usecase.answer(
         services, workspace_id=corpus.workspace_id, question=TRAUMA_Q, source_id=corpus.specter
     )
     assert answer.passages and {p.source_id for p in answer.passages} == {corpus.specter}
@@ -377,7 +381,7 @@ async def test_per_paper_ask_never_returns_another_paper(
     for entry in conv["messages"][1]["cited_sources"]:
         assert entry["source_id"] == str(corpus.specter)
     # the workspace-wide answer to the same question does reach the trauma paper
-    wide = await answer_question(services, workspace_id=corpus.workspace_id, question=TRAUMA_Q)
+    wide = await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=TRAUMA_Q)
     assert corpus.trauma in {p.source_id for p in wide.passages}
 
     # a paper's conversation cannot continue on the workspace (or on another paper)
@@ -394,7 +398,7 @@ async def test_per_paper_ask_never_returns_another_paper(
 
 
 async def test_request_errors_before_the_stream(
-    services: Services, corpus: Corpus, api: httpx.AsyncClient, tmp_path: Path, calibration_at: Any
+    services: Runtime, corpus: Corpus, api: httpx.AsyncClient, tmp_path: Path, calibration_at: Any
 ) -> None:
     async def count() -> int:
         async with services.db.session() as session:
@@ -418,7 +422,7 @@ async def test_request_errors_before_the_stream(
         assert r.headers["content-type"].startswith("application/json")
         assert {"error", "detail"} <= set(r.json())
     # a conversation of another workspace is not found here
-    other = await ws_service.create_workspace(services.db, name=f"other-{uuid.uuid4().hex[:6]}")
+    other = await ws_service.create_workspace(services, name=f"other-{uuid.uuid4().hex[:6]}")
     try:
         r = await api.post(ws_url, json={"question": SPECTER_Q})
         events = [json.loads(line) for line in r.text.splitlines()]
@@ -429,7 +433,7 @@ async def test_request_errors_before_the_stream(
         )
         assert r.status_code == 404
     finally:
-        await ws_service.delete_workspace(services.db, other.id)
+        await ws_service.delete_workspace(services, other.id)
     # no calibration: 503 with the remedy, before anything is stored
     calibration_at(tmp_path / "missing.json")
     r = await api.post(ws_url, json={"question": SPECTER_Q})

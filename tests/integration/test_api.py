@@ -9,7 +9,7 @@ import pytest
 from fastapi import FastAPI
 
 from marginalia.api.app import create_app
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 
 async def test_health_reports_database_and_backend(client: httpx.AsyncClient) -> None:
@@ -27,7 +27,9 @@ async def test_health_reports_database_and_backend(client: httpx.AsyncClient) ->
     import json
     from pathlib import Path
 
-    fitted = json.loads((Path(__file__).resolve().parents[2] / "eval" / "calibration.json").read_text())
+    fitted = json.loads(
+        (Path(__file__).resolve().parents[2] / "eval" / "calibration.json").read_text()
+    )
     assert body["answers"]["calibrated"] is True
     assert body["answers"]["threshold"] == fitted["threshold"]
 
@@ -106,9 +108,9 @@ async def test_bad_input_gets_json_errors(
     assert len((await client.get("/api/workspaces")).json()) == before  # nothing changed
 
 
-async def test_unexpected_error_hides_the_stack_trace(services: Services) -> None:
-    app: FastAPI = create_app(services.settings, services=services)
-    app.state.services = services
+async def test_unexpected_error_hides_the_stack_trace(services: Runtime) -> None:
+    app: FastAPI = create_app(services.settings, runtime=services)
+    app.state.runtime = services
 
     @app.get("/api/boom")
     async def boom() -> None:

@@ -13,12 +13,12 @@ import psycopg
 import pytest
 
 from marginalia.config import Settings
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services, open_services
+from marginalia.runtime import Runtime, open_runtime
+from marginalia.usecases import workspaces as ws_service
 from tests.support.processes import free_port
 
 
-def test_embedded_server_lives_under_home(services: Services, test_home: Path) -> None:
+def test_embedded_server_lives_under_home(services: Runtime, test_home: Path) -> None:
     location = services.db.location
     assert location.embedded
     assert (test_home / "pgdata" / "PG_VERSION").read_text().strip() == "18"
@@ -95,12 +95,12 @@ async def test_external_database_url_is_used_and_nothing_embedded_starts(
 ) -> None:
     home = tmp_path / "home"
     settings = Settings(home=home, database_url=external_postgres)  # type: ignore[arg-type]
-    services = await open_services(settings)
+    services = await open_runtime(settings)
     try:
         assert not services.db.location.embedded
         assert "127.0.0.1" in services.db.location.url
-        workspace = await ws_service.create_workspace(services.db, name="external")
-        assert [w.name for w in await ws_service.list_workspaces(services.db)] == ["external"]
+        workspace = await ws_service.create_workspace(services, name="external")
+        assert [w.name for w in await ws_service.list_workspaces(services)] == ["external"]
         assert workspace.id
     finally:
         await services.close()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 pytest.importorskip(
     "marginalia.answer.service",
@@ -59,7 +59,7 @@ ITEMS = [
 ]
 
 
-async def _eval_workspaces(services: Services) -> int:
+async def _eval_workspaces(services: Runtime) -> int:
     async with services.db.session() as session:
         row = (
             await session.execute(text("SELECT count(*) FROM workspaces WHERE name LIKE 'eval-%'"))
@@ -67,9 +67,7 @@ async def _eval_workspaces(services: Services) -> int:
     return int(row[0]) if row else 0
 
 
-async def test_calibrate_then_qa_eval(
-    services: Services, shared_data: Path, tmp_path: Path
-) -> None:
+async def test_calibrate_then_qa_eval(services: Runtime, shared_data: Path, tmp_path: Path) -> None:
     pdfs = shared_data / "pdfs"
     files = [pdfs / name for name in DOCS]
     for f in files:

@@ -23,11 +23,11 @@ from marginalia.ingest.pipeline import (
     ingest_many,
 )
 from marginalia.jobs.events import follow_events
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import workspaces as ws_service
 
 
-async def _counts(services: Services) -> tuple[int, int, int, int]:
+async def _counts(services: Runtime) -> tuple[int, int, int, int]:
     async with services.db.session() as session:
         row = (
             await session.execute(
@@ -42,9 +42,9 @@ async def _counts(services: Services) -> tuple[int, int, int, int]:
 
 @pytest.fixture(scope="module")
 async def pdf_workspace(
-    services: Services, shared_data: Path
+    services: Runtime, shared_data: Path
 ) -> AsyncIterator[tuple[uuid.UUID, list[IngestOutcome]]]:
-    ws = await ws_service.create_workspace(services.db, name=f"pdfs-{uuid.uuid4().hex[:6]}")
+    ws = await ws_service.create_workspace(services, name=f"pdfs-{uuid.uuid4().hex[:6]}")
     outcomes = []
     for pdf in sorted((shared_data / "pdfs").glob("*.pdf")):
         outcomes.append(
@@ -57,11 +57,11 @@ async def pdf_workspace(
             )
         )
     yield ws.id, outcomes
-    await ws_service.delete_workspace(services.db, ws.id)
+    await ws_service.delete_workspace(services, ws.id)
 
 
 async def test_every_pdf_ingests_with_sections_and_offsets(
-    services: Services, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]]
+    services: Runtime, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]]
 ) -> None:
     _workspace_id, outcomes = pdf_workspace
     assert len(outcomes) == 9 and all(o.status == "created" for o in outcomes)
@@ -108,7 +108,7 @@ async def test_every_pdf_ingests_with_sections_and_offsets(
 
 
 async def test_same_file_twice_is_one_source(
-    services: Services, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]], shared_data: Path
+    services: Runtime, pdf_workspace: tuple[uuid.UUID, list[IngestOutcome]], shared_data: Path
 ) -> None:
     workspace_id, outcomes = pdf_workspace
     before = await _counts(services)
@@ -125,8 +125,8 @@ async def test_same_file_twice_is_one_source(
     assert await _counts(services) == before
 
 
-async def test_near_duplicate_title_caught_by_title_layer(services: Services) -> None:
-    ws = await ws_service.create_workspace(services.db, name="dedup")
+async def test_near_duplicate_title_caught_by_title_layer(services: Runtime) -> None:
+    ws = await ws_service.create_workspace(services, name="dedup")
     first = await ingest_document(
         services,
         ws.id,
@@ -203,7 +203,7 @@ def _image_only_pdf() -> bytes:
 )
 async def test_bad_uploads_are_refused_and_change_nothing(
     client: httpx.AsyncClient,
-    services: Services,
+    services: Runtime,
     shared_data: Path,
     name: str,
     make,
@@ -237,7 +237,7 @@ async def test_bad_uploads_are_refused_and_change_nothing(
 
 
 async def test_upload_job_and_source_api(
-    client: httpx.AsyncClient, services: Services, shared_data: Path
+    client: httpx.AsyncClient, services: Runtime, shared_data: Path
 ) -> None:
     ws = (await client.post("/api/workspaces", json={"name": "api"})).json()
     pdf = (shared_data / "pdfs" / "trauma-bmc2010.pdf").read_bytes()
@@ -304,7 +304,7 @@ async def test_upload_job_and_source_api(
     ).status_code == 404
 
 
-async def test_model_mismatch_is_refused_with_reembed_hint(services: Services) -> None:
+async def test_model_mismatch_is_refused_with_reembed_hint(services: Runtime) -> None:
     from marginalia.db.repositories import embedding_model
     from marginalia.embed.pinning import EmbeddingModelMismatch, ensure_pinned
 
@@ -315,7 +315,7 @@ async def test_model_mismatch_is_refused_with_reembed_hint(services: Services) -
     try:
         with pytest.raises(EmbeddingModelMismatch, match="marginalia reembed"):
             await ensure_pinned(services.db, embedder)
-        ws = await ws_service.create_workspace(services.db, name="mismatch")
+        ws = await ws_service.create_workspace(services, name="mismatch")
         with pytest.raises(EmbeddingModelMismatch):
             await ingest_document(
                 services, ws.id, data=b"# A title of words\n\nBody text here.", filename="x.md"
@@ -332,16 +332,20 @@ async def test_model_mismatch_is_refused_with_reembed_hint(services: Services) -
 
 
 async def test_pipelined_batch_dedups_within_itself_and_isolates_refusals(
-    services: Services, shared_data: Path
+    services: Runtime, shared_data: Path
 ) -> None:
     """`ingest_many` embeds several documents per call and stores one group while the
     next is embedded; documents that duplicate one not yet stored must still come out as
     duplicates of it, and a refused file must not disturb the others."""
-    ws = await ws_service.create_workspace(services.db, name=f"batch-{uuid.uuid4().hex[:6]}")
+    ws = await ws_service.create_workspace(services, name=f"batch-{uuid.uuid4().hex[:6]}")
     specter = (shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes()
     vespa = (shared_data / "pdfs" / "vespa-peerj2017.pdf").read_bytes()
-    title_a = b"# Graph neural networks for molecular property prediction at scale\n\nWe train GNNs."
-    title_b = b"# Molecular property prediction at scale with graph neural networks\n\nJournal version."
+    title_a = (
+        b"# Graph neural networks for molecular property prediction at scale\n\nWe train GNNs."
+    )
+    title_b = (
+        b"# Molecular property prediction at scale with graph neural networks\n\nJournal version."
+    )
     files = [
         ("specter.pdf", specter),
         ("broken.pdf", specter[:2000]),  # truncated: refused
@@ -378,13 +382,13 @@ async def test_pipelined_batch_dedups_within_itself_and_isolates_refusals(
         )
     assert n_sources == 3
     assert n_chunks == specter_out.chunks + a_md.chunks + vespa_out.chunks
-    await ws_service.delete_workspace(services.db, ws.id)
+    await ws_service.delete_workspace(services, ws.id)
 
 
-async def test_stored_vectors_are_exactly_the_embedder_s(services: Services) -> None:
+async def test_stored_vectors_are_exactly_the_embedder_s(services: Runtime) -> None:
     """Vectors travel to the server in pgvector's binary form: what comes back must be
     the embedder's float32 vector bit for bit, row by row in chunk order."""
-    ws = await ws_service.create_workspace(services.db, name=f"vec-{uuid.uuid4().hex[:6]}")
+    ws = await ws_service.create_workspace(services, name=f"vec-{uuid.uuid4().hex[:6]}")
     body = "\n\n".join(
         f"Paragraph {i} about citation graphs, hard negatives and triplet losses." * 6
         for i in range(8)
@@ -407,10 +411,10 @@ async def test_stored_vectors_are_exactly_the_embedder_s(services: Services) -> 
     stored = np.asarray([[float(x) for x in r[1].strip("[]").split(",")] for r in rows])
     assert stored.shape == expected.shape
     assert np.array_equal(stored.astype(np.float32), expected)
-    await ws_service.delete_workspace(services.db, ws.id)
+    await ws_service.delete_workspace(services, ws.id)
 
 
-async def test_nearest_source_is_exact_within_a_workspace(services: Services) -> None:
+async def test_nearest_source_is_exact_within_a_workspace(services: Runtime) -> None:
     """The embedding dedup layer's lookup: a workspace's nearest source by mean embedding,
     ranked exactly, whatever other workspaces hold. Here two workspaces of 1,500 sources
     each, one crowding the query: an approximate index shared by both (the HNSW index
@@ -438,8 +442,8 @@ async def test_nearest_source_is_exact_within_a_workspace(services: Services) ->
         fields = {"kind": "text", "title": f"s{n}", "content_hash": f"h{n}-{uuid.uuid4().hex}"}
         return NewSource(fields={**fields, "mean_embedding": vector}, pages=[], chunks=[])
 
-    crowd = await ws_service.create_workspace(services.db, name=f"crowd-{uuid.uuid4().hex[:6]}")
-    own = await ws_service.create_workspace(services.db, name=f"own-{uuid.uuid4().hex[:6]}")
+    crowd = await ws_service.create_workspace(services, name=f"crowd-{uuid.uuid4().hex[:6]}")
+    own = await ws_service.create_workspace(services, name=f"own-{uuid.uuid4().hex[:6]}")
     wanted = unit(query + 0.9 * random_unit())  # cosine ~0.74 to the query
     async with services.db.transaction() as session:
         near = [source(i, unit(query + 0.05 * random_unit())) for i in range(1500)]
@@ -459,5 +463,5 @@ async def test_nearest_source_is_exact_within_a_workspace(services: Services) ->
             np.asarray([float(x) for x in str(stored).strip("[]").split(",")], np.float32), wanted
         )
     finally:
-        await ws_service.delete_workspace(services.db, crowd.id)
-        await ws_service.delete_workspace(services.db, own.id)
+        await ws_service.delete_workspace(services, crowd.id)
+        await ws_service.delete_workspace(services, own.id)

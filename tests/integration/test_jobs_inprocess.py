@@ -9,7 +9,7 @@ import uuid
 import httpx
 
 from marginalia.jobs.backends import InProcessBackend
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 
 def parse_sse(text: str) -> list[dict[str, object]]:
@@ -56,7 +56,7 @@ async def test_job_progress_over_sse(client: httpx.AsyncClient) -> None:
     assert job["worker"].startswith("in-process:")
 
 
-async def test_live_stream_sees_events_as_they_happen(services: Services) -> None:
+async def test_live_stream_sees_events_as_they_happen(services: Runtime) -> None:
     from marginalia.jobs.events import follow_events
 
     job = await services.jobs.submit("diagnostics.ticker", {"steps": 3, "interval_s": 0.3})
@@ -70,7 +70,7 @@ async def test_live_stream_sees_events_as_they_happen(services: Services) -> Non
     assert progress_times[-1] - progress_times[0] > 0.4
 
 
-async def test_cancel_and_conflicts(client: httpx.AsyncClient, services: Services) -> None:
+async def test_cancel_and_conflicts(client: httpx.AsyncClient, services: Runtime) -> None:
     job_id = (await client.post("/api/jobs/ping", json={"steps": 50, "interval_s": 0.1})).json()[
         "id"
     ]

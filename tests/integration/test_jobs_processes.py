@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 from tests.support.processes import env_with, free_port, marginalia_cmd, running, wait_healthy
 
 REDIS_URL = os.environ.get("MARGINALIA_TEST_REDIS_URL", "redis://127.0.0.1:6379/14")
@@ -78,7 +78,7 @@ def test_arq_worker_runs_job_with_sse_progress(
 
 @pytest.mark.slow
 async def test_killed_job_is_detected_and_resumed(
-    services: Services, subprocess_env: dict[str, str], tmp_path: Path
+    services: Runtime, subprocess_env: dict[str, str], tmp_path: Path
 ) -> None:
     env = env_with(subprocess_env)
     log = tmp_path / "cli.log"

@@ -13,9 +13,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-import marginalia.knowledge.jobs  # noqa: F401  (registers the job kinds)
+import marginalia.usecases.knowledge  # noqa: F401  (registers the job kinds)
 from marginalia.cli import knowledge_cmds
-from marginalia.knowledge import service
+from marginalia.knowledge import learning_path, read
+from marginalia.knowledge import update as knowledge_update
 from marginalia.knowledge.llm_extraction import (
     PathAnnotation,
     StepAnnotation,
@@ -32,24 +33,24 @@ from marginalia.knowledge.text import split_sentences
 from marginalia.knowledge.wiki import extract_links
 from marginalia.llm.base import ChatMessage, T
 from marginalia.llm.usage import Task, UsageLedger
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import workspaces as ws_service
 from tests.integration.knowledge_support import RELATED, add_paper, catalog
 
 PAPERS = [RELATED[0], RELATED[2], RELATED[5]]  # MobileBERT, DeeBERT, TinyBERT
 
 
 @pytest.fixture(scope="module")
-async def small(services: Services, shared_data: Path) -> AsyncIterator[uuid.UUID]:
+async def small(services: Runtime, shared_data: Path) -> AsyncIterator[uuid.UUID]:
     records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
     ws = await ws_service.create_workspace(
-        services.db, name=f"kapi-{uuid.uuid4().hex[:8]}", description="compressing BERT"
+        services, name=f"kapi-{uuid.uuid4().hex[:8]}", description="compressing BERT"
     )
     for cid in PAPERS:
         sid = await add_paper(services, ws.id, records[cid])
-        await service.update_for_source(services, ws.id, sid)
+        await knowledge_update.update_for_source(services, ws.id, sid)
     yield ws.id
-    await ws_service.delete_workspace(services.db, ws.id)
+    await ws_service.delete_workspace(services, ws.id)
 
 
 async def test_routes(client: httpx.AsyncClient, small: uuid.UUID) -> None:
@@ -90,7 +91,7 @@ async def test_routes(client: httpx.AsyncClient, small: uuid.UUID) -> None:
     assert "/api/workspaces/{workspace_id}/graph" in spec["paths"]
 
 
-async def test_rebuild_job_runs(services: Services, small: uuid.UUID) -> None:
+async def test_rebuild_job_runs(services: Runtime, small: uuid.UUID) -> None:
     from marginalia.jobs.events import follow_events
 
     job = await services.jobs.submit(
@@ -103,7 +104,7 @@ async def test_rebuild_job_runs(services: Services, small: uuid.UUID) -> None:
     assert done.result and done.result["sources"] == len(PAPERS)
 
 
-def test_cli_json_shapes(services: Services, small: uuid.UUID) -> None:
+def test_cli_json_shapes(services: Runtime, small: uuid.UUID) -> None:
     app = typer.Typer()
     knowledge_cmds.register(app)
     names = {c.name or c.callback.__name__ for c in app.registered_commands if c.callback}
@@ -113,17 +114,17 @@ def test_cli_json_shapes(services: Services, small: uuid.UUID) -> None:
     assert result.exit_code == 0 and "--json" in result.output
 
 
-async def test_cli_payloads(services: Services, small: uuid.UUID) -> None:
-    graph = knowledge_cmds.graph_payload(await service.graph_view(services, small))
+async def test_cli_payloads(services: Runtime, small: uuid.UUID) -> None:
+    graph = knowledge_cmds.graph_payload(await read.graph_view(services, small))
     assert set(graph) == {"nodes", "edges"}
     assert all("type" in n for n in graph["nodes"])
     assert all(isinstance(n["level"], int) for n in graph["nodes"] if n["type"] == "concept")
     pages = [
-        await service.get_wiki_page(services, small, p.slug)
-        for p in await service.list_wiki_pages(services, small)
+        await read.get_wiki_page(services, small, p.slug)
+        for p in await read.list_wiki_pages(services, small)
     ]
     assert set(knowledge_cmds.wiki_payload(pages)) == {"pages"}
-    path = await service.generate_learning_path(services, small)
+    path = await learning_path.generate_learning_path(services, small)
     assert "steps" in knowledge_cmds.path_payload(path)
 
 
@@ -205,18 +206,18 @@ class ScriptedModel:
         return None
 
 
-async def test_llm_paths(services: Services, shared_data: Path) -> None:
+async def test_llm_paths(services: Runtime, shared_data: Path) -> None:
     records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
-    ws = await ws_service.create_workspace(services.db, name=f"kllm-{uuid.uuid4().hex[:8]}")
+    ws = await ws_service.create_workspace(services, name=f"kllm-{uuid.uuid4().hex[:8]}")
     model = ScriptedModel()
     try:
         ids: Sequence[uuid.UUID] = []
         for cid in PAPERS:
             sid = await add_paper(services, ws.id, records[cid])
-            update = await service.update_for_source(services, ws.id, sid, llm=model)
+            update = await knowledge_update.update_for_source(services, ws.id, sid, llm=model)
             assert update.engine == "scripted:scripted-1"
             ids = [*ids, sid]
-        claims = await service.list_claims(services, ws.id)
+        claims = await read.list_claims(services, ws.id)
         # the invented quote is dropped, the claim kept without it
         assert any(c.text == "Invented." and c.quote is None for c in claims)
         assert all(c.quote is None or c.chunk_id is not None for c in claims)
@@ -228,21 +229,19 @@ async def test_llm_paths(services: Services, shared_data: Path) -> None:
             for e in c.evidence
             if e.relation != "related"
         )
-        edges = await service.concept_edges(services, ws.id)
+        edges = await read.concept_edges(services, ws.id)
         assert any(e.evidence and e.evidence.startswith("parent stated") for e in edges)
 
-        pages = {p.slug for p in await service.list_wiki_pages(services, ws.id)}
+        pages = {p.slug for p in await read.list_wiki_pages(services, ws.id)}
         assert {"model-compression", "bert"} <= pages
-        page = await service.get_wiki_page(services, ws.id, "model-compression")
+        page = await read.get_wiki_page(services, ws.id, "model-compression")
         assert "[[no-such-page]]" not in page.body and set(extract_links(page.body)) <= pages
         assert page.revisions == page.revision >= 2
-        assert (
-            "model-compression" in (await service.get_wiki_page(services, ws.id, "bert")).backlinks
-        )
+        assert "model-compression" in (await read.get_wiki_page(services, ws.id, "bert")).backlinks
 
-        path = await service.generate_learning_path(services, ws.id, llm=model)
+        path = await learning_path.generate_learning_path(services, ws.id, llm=model)
         assert path.engine == "scripted:scripted-1"
         assert all(s.key_takeaways == ["read it"] for s in path.steps)
         assert path.notes and path.notes.startswith("Start small.")
     finally:
-        await ws_service.delete_workspace(services.db, ws.id)
+        await ws_service.delete_workspace(services, ws.id)

@@ -13,11 +13,12 @@ import pytest
 from sqlalchemy import text
 
 from marginalia.errors import NotFoundError
-from marginalia.knowledge import service
+from marginalia.knowledge import learning_path, read
+from marginalia.knowledge import update as knowledge_update
 from marginalia.knowledge.paths import reading_minutes
 from marginalia.knowledge.wiki import extract_links
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import workspaces as ws_service
 from tests.integration.knowledge_support import RELATED, UNRELATED, add_paper, catalog
 
 
@@ -30,11 +31,11 @@ class Built:
 
 
 @pytest.fixture(scope="module")
-async def built(services: Services, shared_data: Path) -> AsyncIterator[Built]:
+async def built(services: Runtime, shared_data: Path) -> AsyncIterator[Built]:
     path = shared_data / "catalog" / "acl2020" / "papers.jsonl"
     records = catalog(path)
     ws = await ws_service.create_workspace(
-        services.db,
+        services,
         name=f"knowledge-{uuid.uuid4().hex[:8]}",
         description="compressing and distilling pre-trained language models such as BERT",
     )
@@ -43,23 +44,23 @@ async def built(services: Services, shared_data: Path) -> AsyncIterator[Built]:
     for i, cid in enumerate([*RELATED, UNRELATED]):
         sid = await add_paper(services, ws.id, records[cid], citations=10 * i)
         sources[cid] = sid
-        update = await service.update_for_source(services, ws.id, sid)
+        update = await knowledge_update.update_for_source(services, ws.id, sid)
         assert update.engine == "offline"
     yield Built(ws.id, sources, path, time.perf_counter() - started)
-    await ws_service.delete_workspace(services.db, ws.id)
+    await ws_service.delete_workspace(services, ws.id)
 
 
-async def _scalar(services: Services, sql: str, **params: object) -> object:
+async def _scalar(services: Runtime, sql: str, **params: object) -> object:
     async with services.db.session() as session:
         return (await session.execute(text(sql), params)).scalar()
 
 
-async def _rows(services: Services, sql: str, **params: object) -> list[tuple[object, ...]]:
+async def _rows(services: Runtime, sql: str, **params: object) -> list[tuple[object, ...]]:
     async with services.db.session() as session:
         return [tuple(r) for r in (await session.execute(text(sql), params)).all()]
 
 
-async def test_unified_extraction_fills_every_field(services: Services, built: Built) -> None:
+async def test_unified_extraction_fills_every_field(services: Runtime, built: Built) -> None:
     rows = await _rows(
         services,
         "SELECT summary, tldr, extraction_engine, quality_score, quality_relevance "
@@ -84,11 +85,11 @@ async def test_unified_extraction_fills_every_field(services: Services, built: B
     assert built.seconds < 40
 
 
-async def test_concept_graph_connected_with_three_levels(services: Services, built: Built) -> None:
-    concepts = await service.list_concepts(services, built.workspace_id)
+async def test_concept_graph_connected_with_three_levels(services: Runtime, built: Built) -> None:
+    concepts = await read.list_concepts(services, built.workspace_id)
     assert {c.level for c in concepts} == {0, 1, 2}
     assert all(c.centrality is not None for c in concepts)
-    edges = await service.concept_edges(services, built.workspace_id)
+    edges = await read.concept_edges(services, built.workspace_id)
     assert edges and {e.edge_type for e in edges} <= {"prerequisite", "specialization", "related"}
     assert all(e.evidence for e in edges)
 
@@ -104,8 +105,8 @@ async def test_concept_graph_connected_with_three_levels(services: Services, bui
     assert related <= component
 
 
-async def test_acronym_and_expansion_merge(services: Services, built: Built) -> None:
-    concepts = await service.list_concepts(services, built.workspace_id)
+async def test_acronym_and_expansion_merge(services: Runtime, built: Built) -> None:
+    concepts = await read.list_concepts(services, built.workspace_id)
 
     def holder(form: str) -> set[uuid.UUID]:
         return {
@@ -123,22 +124,20 @@ async def test_acronym_and_expansion_merge(services: Services, built: Built) -> 
     assert len(kd_concept.source_ids) >= 3
 
 
-async def test_offline_evidence_is_related_with_similarity(
-    services: Services, built: Built
-) -> None:
-    claims = await service.list_claims(services, built.workspace_id)
+async def test_offline_evidence_is_related_with_similarity(services: Runtime, built: Built) -> None:
+    claims = await read.list_claims(services, built.workspace_id)
     evidence = [e for c in claims for e in c.evidence]
     assert evidence, "related abstracts should give some claim evidence"
     for c in claims:
         for e in c.evidence:
             assert e.relation == "related"
-            assert e.score >= service.EVIDENCE_MIN_SIMILARITY
+            assert e.score >= services.settings.knowledge.evidence_min_similarity
             assert e.engine == "offline"
             assert e.source_id != c.source_id
 
 
-async def test_source_edges_labelled_by_a_shared_concept(services: Services, built: Built) -> None:
-    view = await service.graph_view(services, built.workspace_id)
+async def test_source_edges_labelled_by_a_shared_concept(services: Runtime, built: Built) -> None:
+    view = await read.graph_view(services, built.workspace_id)
     similar = [e for e in view.edges if e.type == "similar"]
     assert similar
     for e in similar:
@@ -152,13 +151,13 @@ async def test_source_edges_labelled_by_a_shared_concept(services: Services, bui
     assert all(e.source in node_ids and e.target in node_ids for e in view.edges)
 
 
-async def test_wiki_links_resolve_and_pages_are_embedded(services: Services, built: Built) -> None:
-    pages = await service.list_wiki_pages(services, built.workspace_id)
+async def test_wiki_links_resolve_and_pages_are_embedded(services: Runtime, built: Built) -> None:
+    pages = await read.list_wiki_pages(services, built.workspace_id)
     assert len(pages) >= 3
     slugs = {p.slug for p in pages}
     linked = 0
     for p in pages:
-        full = await service.get_wiki_page(services, built.workspace_id, p.slug)
+        full = await read.get_wiki_page(services, built.workspace_id, p.slug)
         assert set(extract_links(full.body)) <= slugs
         assert set(full.links) <= slugs
         linked += len(full.links)
@@ -173,8 +172,8 @@ async def test_wiki_links_resolve_and_pages_are_embedded(services: Services, bui
     assert missing == 0
 
 
-async def test_learning_path_puts_prerequisites_first(services: Services, built: Built) -> None:
-    path = await service.generate_learning_path(services, built.workspace_id)
+async def test_learning_path_puts_prerequisites_first(services: Runtime, built: Built) -> None:
+    path = await learning_path.generate_learning_path(services, built.workspace_id)
     assert len(path.steps) == len(RELATED) + 1
     position = {str(s.source_id): s.position for s in path.steps}
     assert sum(len(s.prerequisites) for s in path.steps) > 0
@@ -190,11 +189,11 @@ async def test_learning_path_puts_prerequisites_first(services: Services, built:
         assert step.reading_minutes == reading_minutes(chars)
     if path.broken_cycles:
         assert path.notes and "cycle" in path.notes
-    latest = await service.latest_learning_path(services, built.workspace_id)
+    latest = await learning_path.latest_learning_path(services, built.workspace_id)
     assert latest is not None and latest.id == path.id
 
 
-async def test_update_is_idempotent(services: Services, built: Built) -> None:
+async def test_update_is_idempotent(services: Runtime, built: Built) -> None:
     sid = built.sources[RELATED[0]]
 
     async def counts() -> tuple[object, ...]:
@@ -216,27 +215,25 @@ async def test_update_is_idempotent(services: Services, built: Built) -> None:
         )
 
     before = await counts()
-    slugs_before = {c.slug for c in await service.list_concepts(services, built.workspace_id)}
-    await service.update_for_source(services, built.workspace_id, sid)
+    slugs_before = {c.slug for c in await read.list_concepts(services, built.workspace_id)}
+    await knowledge_update.update_for_source(services, built.workspace_id, sid)
     assert await counts() == before
-    assert {
-        c.slug for c in await service.list_concepts(services, built.workspace_id)
-    } == slugs_before
+    assert {c.slug for c in await read.list_concepts(services, built.workspace_id)} == slugs_before
 
 
 async def test_add_and_remove_update_edges_clusters_and_scores(
-    services: Services, built: Built
+    services: Runtime, built: Built
 ) -> None:
     records = catalog(built.catalog_path)
     original = built.sources[RELATED[0]]
-    concepts_before = {c.slug for c in await service.list_concepts(services, built.workspace_id)}
+    concepts_before = {c.slug for c in await read.list_concepts(services, built.workspace_id)}
     clusters_before = await _scalar(
         services,
         "SELECT count(*) FROM redundancy_clusters WHERE workspace_id=:ws",
         ws=built.workspace_id,
     )
     dup = await add_paper(services, built.workspace_id, records[RELATED[0]], suffix=" ")
-    update = await service.update_for_source(services, built.workspace_id, dup)
+    update = await knowledge_update.update_for_source(services, built.workspace_id, dup)
     assert update.source_edges > 0 and update.quality is not None
 
     members = await _rows(
@@ -258,7 +255,7 @@ async def test_add_and_remove_update_edges_clusters_and_scores(
     score = await _scalar(services, "SELECT quality_score FROM sources WHERE id=:s", s=dup)
     assert score is not None
 
-    removal = await service.remove_source(services, built.workspace_id, dup)
+    removal = await knowledge_update.remove_source(services, built.workspace_id, dup)
     assert removal.deleted
     assert (
         await _scalar(
@@ -283,45 +280,45 @@ async def test_add_and_remove_update_edges_clusters_and_scores(
         )
         == clusters_before
     )
-    assert {c.slug for c in await service.list_concepts(services, built.workspace_id)} == (
+    assert {c.slug for c in await read.list_concepts(services, built.workspace_id)} == (
         concepts_before
     )
     # removing a source whose concepts nobody else has deletes them and keeps links valid
     unrelated = built.sources[UNRELATED]
     own = {
         c.slug
-        for c in await service.list_concepts(services, built.workspace_id)
+        for c in await read.list_concepts(services, built.workspace_id)
         if c.source_ids == [unrelated]
     }
     assert own
-    await service.remove_source(services, built.workspace_id, unrelated)
-    after = {c.slug for c in await service.list_concepts(services, built.workspace_id)}
+    await knowledge_update.remove_source(services, built.workspace_id, unrelated)
+    after = {c.slug for c in await read.list_concepts(services, built.workspace_id)}
     assert not (own & after)
-    pages = await service.list_wiki_pages(services, built.workspace_id)
+    pages = await read.list_wiki_pages(services, built.workspace_id)
     slugs = {p.slug for p in pages}
     for p in pages:
-        full = await service.get_wiki_page(services, built.workspace_id, p.slug)
+        full = await read.get_wiki_page(services, built.workspace_id, p.slug)
         assert set(extract_links(full.body)) <= slugs
     # put it back for the other tests
     built.sources[UNRELATED] = await add_paper(services, built.workspace_id, records[UNRELATED])
-    await service.update_for_source(services, built.workspace_id, built.sources[UNRELATED])
+    await knowledge_update.update_for_source(services, built.workspace_id, built.sources[UNRELATED])
 
 
-async def test_rebuild_recomputes_everything(services: Services, built: Built) -> None:
-    slugs_before = {p.slug for p in await service.list_wiki_pages(services, built.workspace_id)}
-    result = await service.rebuild_workspace(services, built.workspace_id)
+async def test_rebuild_recomputes_everything(services: Runtime, built: Built) -> None:
+    slugs_before = {p.slug for p in await read.list_wiki_pages(services, built.workspace_id)}
+    result = await knowledge_update.rebuild_workspace(services, built.workspace_id)
     assert result.sources == len(RELATED) + 1
     assert result.concepts > 0 and result.source_edges > 0 and result.claims > 0
-    pages = await service.list_wiki_pages(services, built.workspace_id)
+    pages = await read.list_wiki_pages(services, built.workspace_id)
     slugs = {p.slug for p in pages}
     assert slugs_before <= slugs or slugs  # pages survive (revisions kept)
     for p in pages:
-        full = await service.get_wiki_page(services, built.workspace_id, p.slug)
+        full = await read.get_wiki_page(services, built.workspace_id, p.slug)
         assert set(extract_links(full.body)) <= slugs
 
 
-async def test_unknown_workspace_is_not_found(services: Services) -> None:
+async def test_unknown_workspace_is_not_found(services: Runtime) -> None:
     with pytest.raises(NotFoundError):
-        await service.graph_view(services, uuid.uuid4())
+        await read.graph_view(services, uuid.uuid4())
     with pytest.raises(NotFoundError):
-        await service.update_for_source(services, uuid.uuid4(), uuid.uuid4())
+        await knowledge_update.update_for_source(services, uuid.uuid4(), uuid.uuid4())

@@ -15,11 +15,11 @@ from sqlmodel import SQLModel
 from marginalia.db import migrate
 from marginalia.db.compare import compare_type
 from marginalia.db.server import to_sqlalchemy_url
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 
 @pytest.fixture
-def fresh_database(services: Services):  # type: ignore[no-untyped-def]
+def fresh_database(services: Runtime):  # type: ignore[no-untyped-def]
     admin = services.db.location.url
     name = f"mig_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(admin, autocommit=True) as conn:

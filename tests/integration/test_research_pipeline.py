@@ -22,7 +22,7 @@ from marginalia.db.models import Chunk, Claim, Concept, Source, WikiPage
 from marginalia.discovery.bibtex_io import StaticSource
 from marginalia.discovery.pipeline import ResearchOptions, default_clients, run_research
 from marginalia.jobs.events import follow_events
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 from marginalia.sources.candidate import Candidate
 from tests.integration.research_support import (
     QUERY,
@@ -55,7 +55,7 @@ def catalog(replay: ReplayServer, tmp_path_factory: pytest.TempPathFactory) -> t
     return path, title
 
 
-async def _count(services: Services, model: Any, workspace_id: Any) -> int:
+async def _count(services: Runtime, model: Any, workspace_id: Any) -> int:
     async with services.db.session() as session:
         value = await session.scalar(
             select(func.count()).select_from(model).where(col(model.workspace_id) == workspace_id)
@@ -64,14 +64,14 @@ async def _count(services: Services, model: Any, workspace_id: Any) -> int:
 
 
 async def test_full_research_run_via_api(
-    services: Services, replay: ReplayServer, catalog: tuple[Path, str]
+    services: Runtime, replay: ReplayServer, catalog: tuple[Path, str]
 ) -> None:
     catalog_path, pdf_title = catalog
     research = services_with(services, replay_settings(services.settings, replay, catalog_path))
-    app = create_app(research.settings, services=research)
+    app = create_app(research.settings, runtime=research)
     if not any(getattr(r, "path", "").endswith("/research") for r in app.routes):
         app.include_router(research_routes.router)  # until the lead wires it in api/app.py
-    app.state.services = research
+    app.state.runtime = research
     workspace_id = await new_workspace(research)
 
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
@@ -150,7 +150,7 @@ def research_job_id(value: str) -> Any:
 
 
 async def test_failing_sources_are_reported_and_the_run_continues(
-    services: Services, replay: ReplayServer, catalog: tuple[Path, str]
+    services: Runtime, replay: ReplayServer, catalog: tuple[Path, str]
 ) -> None:
     catalog_path, _ = catalog
     settings = replay_settings(
@@ -182,7 +182,7 @@ async def test_failing_sources_are_reported_and_the_run_continues(
 
 
 async def test_private_pdf_address_is_not_fetched(
-    services: Services, replay: ReplayServer, catalog: tuple[Path, str]
+    services: Runtime, replay: ReplayServer, catalog: tuple[Path, str]
 ) -> None:
     catalog_path, _ = catalog
     # the default: private addresses refused
@@ -232,14 +232,14 @@ async def test_private_pdf_address_is_not_fetched(
     assert len(sources) == 2 and all(s.abstract_only for s in sources)
 
 
-def test_default_clients_cover_every_source(services: Services, catalog: tuple[Path, str]) -> None:
+def test_default_clients_cover_every_source(services: Runtime, catalog: tuple[Path, str]) -> None:
     settings = services.settings.model_copy(update={"catalog_path": catalog[0]})
     assert [c.name for c in default_clients(settings)] == ["arxiv", "openalex", "brave", "catalog"]
 
 
-async def test_bibtex_import_and_export(services: Services) -> None:
-    from marginalia.discovery.bibtex_io import export_bibtex, submit_bibtex_import
+async def test_bibtex_import_and_export(services: Runtime) -> None:
     from marginalia.errors import ValidationFailed
+    from marginalia.usecases.research import export_bibtex, submit_bibtex_import
 
     workspace_id = await new_workspace(services)
     bib = """

@@ -17,10 +17,10 @@ import pytest
 from sqlalchemy import select
 from sqlmodel import col
 
-import marginalia.discovery.jobs  # noqa: F401  (registers the research job in this process)
+import marginalia.usecases.research  # noqa: F401  (registers the research job in this process)
 from marginalia.db.models import Source
 from marginalia.jobs.events import follow_events
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 from tests.integration.research_support import (
     QUERY,
     new_workspace,
@@ -55,7 +55,7 @@ def replay() -> Iterator[ReplayServer]:
 
 @pytest.mark.slow
 async def test_killed_research_run_resumes_without_duplicates(
-    services: Services, replay: ReplayServer, subprocess_env: dict[str, str], tmp_path: Path
+    services: Runtime, replay: ReplayServer, subprocess_env: dict[str, str], tmp_path: Path
 ) -> None:
     catalog = tmp_path / "papers.jsonl"
     await write_catalog(replay, catalog)

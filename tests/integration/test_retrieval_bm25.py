@@ -14,8 +14,8 @@ from marginalia.db.repositories.sources import NewChunk, insert_source
 from marginalia.retrieval import BM25Params, lexical_leg
 from marginalia.retrieval import repository as repo
 from marginalia.retrieval.bm25 import K1, B
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import workspaces as ws_service
 
 DIM = 384
 
@@ -27,7 +27,7 @@ def unit(i: int) -> np.ndarray:
 
 
 async def add_source(
-    services: Services,
+    services: Runtime,
     workspace_id: uuid.UUID,
     texts: list[str],
     *,
@@ -52,8 +52,8 @@ async def add_source(
         return source.id, [int(r[0]) for r in rows.all()]
 
 
-async def new_workspace(services: Services) -> uuid.UUID:
-    ws = await ws_service.create_workspace(services.db, name=f"retr-{uuid.uuid4().hex[:8]}")
+async def new_workspace(services: Runtime) -> uuid.UUID:
+    ws = await ws_service.create_workspace(services, name=f"retr-{uuid.uuid4().hex[:8]}")
     return ws.id
 
 
@@ -86,7 +86,7 @@ def hand_bm25(
     return scores
 
 
-async def test_lexemes_are_what_the_hand_computation_assumes(services: Services) -> None:
+async def test_lexemes_are_what_the_hand_computation_assumes(services: Runtime) -> None:
     async with services.db.session() as session:
         for doc, expected in DOCS.values():
             rows = await session.execute(
@@ -100,7 +100,7 @@ async def test_lexemes_are_what_the_hand_computation_assumes(services: Services)
 
 
 @pytest.mark.parametrize("k1,b", [(K1, B), (1.2, 0.75)])
-async def test_bm25_scores_equal_hand_computation(services: Services, k1: float, b: float) -> None:
+async def test_bm25_scores_equal_hand_computation(services: Runtime, k1: float, b: float) -> None:
     ws = await new_workspace(services)
     ids: dict[str, int] = {}
     for name, (doc, _) in DOCS.items():
@@ -124,7 +124,7 @@ async def test_bm25_scores_equal_hand_computation(services: Services, k1: float,
     assert out.trace.status == "ok"
 
 
-async def test_query_term_frequency_option(services: Services) -> None:
+async def test_query_term_frequency_option(services: Runtime) -> None:
     ws = await new_workspace(services)
     ids = {}
     for name, (doc, _) in DOCS.items():
@@ -141,7 +141,7 @@ async def test_query_term_frequency_option(services: Services) -> None:
     assert {h.chunk_id: h.score for h in out.hits}[ids["C"]] == pytest.approx(once["C"], rel=1e-12)
 
 
-async def test_stats_stay_exact_after_deleting_a_source(services: Services) -> None:
+async def test_stats_stay_exact_after_deleting_a_source(services: Runtime) -> None:
     ws = await new_workspace(services)
     sources: dict[str, uuid.UUID] = {}
     ids: dict[str, int] = {}
@@ -186,10 +186,10 @@ async def test_stats_stay_exact_after_deleting_a_source(services: Services) -> N
         assert await repo.indexed_term_stats(session, ws) == before
 
 
-async def test_deleting_the_workspace_leaves_no_stats(services: Services) -> None:
+async def test_deleting_the_workspace_leaves_no_stats(services: Runtime) -> None:
     ws = await new_workspace(services)
     await add_source(services, ws, ["cat dog", "bird"])
-    await ws_service.delete_workspace(services.db, ws)
+    await ws_service.delete_workspace(services, ws)
     async with services.db.session() as session:
         left = (
             await session.execute(
@@ -203,7 +203,7 @@ async def test_deleting_the_workspace_leaves_no_stats(services: Services) -> Non
     assert tuple(left) == (0, 0)
 
 
-async def test_per_source_scope_uses_workspace_statistics(services: Services) -> None:
+async def test_per_source_scope_uses_workspace_statistics(services: Runtime) -> None:
     ws = await new_workspace(services)
     ids: dict[str, int] = {}
     sources: dict[str, uuid.UUID] = {}
@@ -216,7 +216,7 @@ async def test_per_source_scope_uses_workspace_statistics(services: Services) ->
     assert out.hits[0].score == pytest.approx(expected, rel=1e-12)
 
 
-async def test_stop_word_query_is_empty_with_a_reason(services: Services) -> None:
+async def test_stop_word_query_is_empty_with_a_reason(services: Runtime) -> None:
     ws = await new_workspace(services)
     await add_source(services, ws, ["cat dog"])
     out = await lexical_leg(services.db, workspace_id=ws, query="the and of")

@@ -25,8 +25,13 @@ from marginalia.retrieval import (
     score_fuse,
     vector_leg,
 )
-from marginalia.retrieval.rerank import OnnxCrossEncoder, RerankerError, reranker_from_settings
-from marginalia.services.container import Services
+from marginalia.retrieval.rerank import (
+    OnnxCrossEncoder,
+    Reranker,
+    RerankerError,
+    reranker_from_settings,
+)
+from marginalia.runtime import Runtime
 from tests.integration.test_retrieval_bm25 import DIM, add_source, new_workspace, unit
 
 
@@ -62,6 +67,7 @@ class Ctx:
     db: Database
     settings: Settings
     embedder: FakeEmbedder
+    reranker: Reranker | None = None
 
 
 @dataclass
@@ -72,7 +78,7 @@ class Fixture:
     chunks: dict[str, int]
 
 
-async def build_fixture(services: Services) -> Fixture:
+async def build_fixture(services: Runtime) -> Fixture:
     """Two sources. Vector ranks (cosine to unit(0)): a1 > a2 > b1 > a3 > b2.
     Lexical ranks for "graph attention": b1 (both terms) > a3 > b2 (one term each); a1, a2 none.
     """
@@ -130,7 +136,7 @@ def test_rrf_exact_scores_and_order() -> None:
         rrf_fuse({"x": [1]}, k=-1)
 
 
-async def test_legs_have_the_known_ranks(services: Services) -> None:
+async def test_legs_have_the_known_ranks(services: Runtime) -> None:
     fx = await build_fixture(services)
     c = fx.chunks
     vec = await vector_leg(services.db, workspace_id=fx.ws, query_vector=unit(0))
@@ -141,7 +147,7 @@ async def test_legs_have_the_known_ranks(services: Services) -> None:
     assert {h.chunk_id for h in lex.hits} == {c["b1"], c["a3"], c["b2"]}
 
 
-async def test_vector_leg_fills_the_list_despite_other_workspaces(services: Services) -> None:
+async def test_vector_leg_fills_the_list_despite_other_workspaces(services: Runtime) -> None:
     """Other workspaces' chunks closer to the query than ours must not starve the
     workspace filter (HNSW iterative scan)."""
     noise_ws = await new_workspace(services)
@@ -157,7 +163,7 @@ async def test_vector_leg_fills_the_list_despite_other_workspaces(services: Serv
     assert vec.hits[0].chunk_id == fx.chunks["a1"]
 
 
-async def test_hybrid_fuses_exactly_and_traces_every_leg(services: Services) -> None:
+async def test_hybrid_fuses_exactly_and_traces_every_leg(services: Runtime) -> None:
     fx = await build_fixture(services)
     ctx = Ctx(services.db, services.settings, FakeEmbedder())
     result = await hybrid_search(ctx, workspace_id=fx.ws, query="graph attention", k=5)
@@ -211,7 +217,7 @@ async def test_hybrid_fuses_exactly_and_traces_every_leg(services: Services) -> 
     assert [h.chunk_id for h in only_lex.hits] == lex_ids
 
 
-async def test_per_source_scope_never_returns_another_paper(services: Services) -> None:
+async def test_per_source_scope_never_returns_another_paper(services: Runtime) -> None:
     fx = await build_fixture(services)
     await add_concepts(services, fx.ws)
     ctx = Ctx(services.db, services.settings, FakeEmbedder())
@@ -226,7 +232,7 @@ async def test_per_source_scope_never_returns_another_paper(services: Services) 
     assert fx.s1 in {h.source_id for h in result.hits}
 
 
-async def add_concepts(services: Services, ws: uuid.UUID) -> dict[str, uuid.UUID]:
+async def add_concepts(services: Runtime, ws: uuid.UUID) -> dict[str, uuid.UUID]:
     ids: dict[str, uuid.UUID] = {}
     async with services.db.transaction() as session:
         for name, aliases, level in [
@@ -264,7 +270,7 @@ async def add_concepts(services: Services, ws: uuid.UUID) -> dict[str, uuid.UUID
     return ids
 
 
-async def test_concept_leg_matches_expands_and_searches(services: Services) -> None:
+async def test_concept_leg_matches_expands_and_searches(services: Runtime) -> None:
     fx = await build_fixture(services)
     ids = await add_concepts(services, fx.ws)
     # A chunk only the expanded query vector (unit(7)) is close to.
@@ -320,7 +326,7 @@ class ReverseReranker:
         return [float(i) for i in range(len(passages))]
 
 
-async def test_rerank_stage(services: Services, tmp_path: Path) -> None:
+async def test_rerank_stage(services: Runtime, tmp_path: Path) -> None:
     fx = await build_fixture(services)
     ctx = Ctx(services.db, services.settings, FakeEmbedder())
     plain = await hybrid_search(ctx, workspace_id=fx.ws, query="graph attention", k=5, rerank=False)
@@ -340,7 +346,7 @@ async def test_rerank_stage(services: Services, tmp_path: Path) -> None:
         OnnxCrossEncoder(tmp_path)
 
 
-async def test_bad_requests(services: Services) -> None:
+async def test_bad_requests(services: Runtime) -> None:
     ctx = Ctx(services.db, services.settings, FakeEmbedder())
     ws = await new_workspace(services)
     with pytest.raises(ValidationFailed, match="empty"):

@@ -360,7 +360,7 @@ def _openalex_params_match(
 def _not_found(path: str, query: list[tuple[str, str]]) -> RecordedResponse:
     text = (
         f"replay server: no recorded response for GET {path} with query {query!r}. "
-        f"Services: {SERVICES}. Only the fixtures in shared/data/fixtures are served."
+        f"Runtime: {SERVICES}. Only the fixtures in shared/data/fixtures are served."
     )
     return RecordedResponse(404, text.encode(), "text/plain; charset=utf-8")
 

@@ -8,7 +8,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_api_doc_matches_the_openapi_schema() -> None:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("gen_api_docs", ROOT / "scripts" / "gen_api_docs.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_api_docs", ROOT / "scripts" / "gen_api_docs.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -78,7 +78,9 @@ def test_pdfs_parsed_in_many_threads_at_once_match_a_serial_parse() -> None:
     serial = {p.name: parse_document(p.read_bytes(), p.name, **LIMITS) for p in paths}
     with ThreadPoolExecutor(max_workers=8) as pool:
         parsed = list(
-            pool.map(lambda p: (p.name, parse_document(p.read_bytes(), p.name, **LIMITS)), paths * 3)
+            pool.map(
+                lambda p: (p.name, parse_document(p.read_bytes(), p.name, **LIMITS)), paths * 3
+            )
         )
     assert len(parsed) == 3 * len(paths)
     for name, doc in parsed:

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from marginalia.knowledge.concept_graph import analyze
 from marginalia.knowledge.concepts import (
-    analyze,
     concept_level,
     merge_concepts,
     normalize_concept,

@@ -4,14 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from marginalia.knowledge.extraction import (
-    CLAIM_CHUNK_LIMIT,
-    ChunkText,
-    detect_acronyms,
-    detect_datasets,
-    extract_offline,
-    finding_score,
-)
+from marginalia.knowledge.acronyms import detect_acronyms
+from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline, finding_score
+from marginalia.knowledge.keyphrases import detect_datasets
+from marginalia.knowledge.sentences import ChunkText
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 

@@ -1,4 +1,4 @@
-from marginalia.knowledge.concepts import ConceptEdge
+from marginalia.knowledge.concept_graph import ConceptEdge
 from marginalia.knowledge.paths import PathSource, plan_learning_path, reading_minutes
 
 

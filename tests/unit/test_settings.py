@@ -47,10 +47,23 @@ def test_config_command_prints_masked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MARGINALIA_SOURCES__BRAVE_API_KEY", "brave-secret")
     reset_settings_cache()
     try:
-        result = CliRunner().invoke(app, ["config"])
+        result = CliRunner().invoke(app, ["config", "--json"])
+        described = CliRunner().invoke(app, ["config"])
     finally:
         monkeypatch.delenv("MARGINALIA_SOURCES__BRAVE_API_KEY")
         reset_settings_cache()
     assert result.exit_code == 0, result.output
     assert "brave-secret" not in result.output
-    assert '"brave_api_key"' in result.output
+    assert json.loads(result.output)["sources"]["brave_api_key"] == "**********"
+    assert described.exit_code == 0, described.output
+    assert "brave-secret" not in described.output
+    # Every value with what it means and the variable that sets it.
+    assert "sources.brave_api_key = **********" in described.output
+    assert "Brave Search API key" in described.output
+    assert "(MARGINALIA_ANSWER__HISTORY_MESSAGES)" in described.output
+
+
+def test_every_setting_describes_itself() -> None:
+    rows = Settings().described()
+    assert len(rows) > 40
+    assert [name for name, _value, description in rows if not description.strip()] == []

@@ -3,8 +3,10 @@ quotes are checked verbatim against the cited passage (invariant 3), a refusal t
 read from ``eval/calibration.json`` (invariant 4), NDJSON streaming and conversations
 that keep only the cited sources (invariant 7).
 
-Public interface: :func:`answer_question` → :class:`Answer`; :func:`load_calibration`;
-:func:`validate_claims` / :func:`quote_in_passage`.
+The stage's halves are :func:`marginalia.answer.service.retrieve` and
+:func:`marginalia.answer.service.answer_from_context`; the flow that runs them is
+:func:`marginalia.usecases.ask.ask`. Re-exported here: :class:`Answer`,
+:func:`load_calibration`, :func:`validate_claims` / :func:`quote_in_passage`.
 """
 
 from marginalia.answer.calibration import (
@@ -16,7 +18,6 @@ from marginalia.answer.calibration import (
 )
 from marginalia.answer.quotes import normalize, quote_in_passage, validate_claims
 from marginalia.answer.schemas import Answer, AnswerClaim, DroppedClaim, Passage
-from marginalia.answer.service import answer_question, answer_with_threshold
 
 __all__ = [
     "SIGNAL",
@@ -26,8 +27,6 @@ __all__ = [
     "CalibrationError",
     "DroppedClaim",
     "Passage",
-    "answer_question",
-    "answer_with_threshold",
     "calibration_path",
     "load_calibration",
     "normalize",

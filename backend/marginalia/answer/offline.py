@@ -48,8 +48,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import text
 
+from marginalia.answer import repository as repo
 from marginalia.answer.quotes import normalize
 from marginalia.answer.schemas import AnswerClaim, Passage
 from marginalia.db import Database
@@ -118,15 +118,7 @@ def pg_lexer(db: Database) -> Lexer:
         if not texts:
             return []
         async with db.session() as session:
-            rows = await session.execute(
-                text(
-                    """SELECT i, tsvector_to_array(to_tsvector('english', t))
-                         FROM unnest(CAST(:texts AS text[])) WITH ORDINALITY AS u(t, i)
-                        ORDER BY i"""
-                ),
-                {"texts": list(texts)},
-            )
-            return [frozenset(r[1] or ()) for r in rows.all()]
+            return await repo.lexemes(session, texts)
 
     return lex
 
@@ -145,26 +137,10 @@ def pg_workspace_idf(db: Database, workspace_id: object) -> IdfLookup:
         if not terms:
             return {}
         async with db.session() as session:
-            n = (
-                await session.execute(
-                    text(
-                        "SELECT coalesce(sum(n_chunks), 0) FROM retrieval_source_stats "
-                        "WHERE workspace_id = :ws"
-                    ),
-                    {"ws": workspace_id},
-                )
-            ).scalar()
+            n = await repo.workspace_chunk_count(session, workspace_id)
             if not n:
                 return None
-            rows = await session.execute(
-                text(
-                    """SELECT lexeme, count(*) FROM retrieval_postings
-                        WHERE workspace_id = :ws AND lexeme = ANY(CAST(:terms AS text[]))
-                        GROUP BY lexeme"""
-                ),
-                {"ws": workspace_id, "terms": sorted(terms)},
-            )
-            df = {str(r[0]): float(r[1]) for r in rows.all()}
+            df = await repo.document_frequencies(session, workspace_id, sorted(terms))
         return {t: bm25_idf(float(n), df.get(t, 0.0)) for t in terms}
 
     return lookup

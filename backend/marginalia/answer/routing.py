@@ -1,10 +1,10 @@
 """Wiki-first routing: the numbered context an answer may cite.
 
 When the best wiki page of the workspace is at least ``retrieval.wiki_first_threshold``
-(0.75) similar to the query, the context is that page (passage [1]) and the top 5 hybrid
-chunks; otherwise the top 10 hybrid chunks. Per-paper questions (``source_id`` set) never
-use the wiki — a page spans the workspace — so their context holds only that paper's
-chunks (hybrid retrieval is scoped to the source and filters by it again).
+(0.75) similar to the query, the context is that page (passage [1]) and the top
+``answer.wiki_chunks`` (5) hybrid chunks; otherwise the top ``answer.hybrid_chunks`` (10).
+Per-paper questions (``source_id`` set) never use the wiki — a page spans the workspace —
+so their context holds only that paper's chunks (hybrid retrieval is scoped to the source and filters by it again).
 
 A short or pronoun-led follow-up is expanded with the previous user question (see
 :func:`expand_query`) before anything is searched.
@@ -19,35 +19,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from pgvector.sqlalchemy import Vector
-from sqlalchemy import bindparam, text
-from sqlalchemy.ext.asyncio import AsyncSession
 
+from marginalia.answer import repository as repo
 from marginalia.answer.schemas import Passage, Route
-from marginalia.config import get_settings
 from marginalia.errors import NotFoundError
 from marginalia.knowledge.text import content_tokens, wordset
 from marginalia.llm import ChatMessage
 from marginalia.retrieval import hybrid_search
-from marginalia.services.container import Services
+from marginalia.retrieval.hybrid import RetrievalContext
 
-#: Chunks in the context: with a matching wiki page, and without.
-WIKI_CHUNKS = 5
-HYBRID_CHUNKS = 10
 #: A follow-up with at most this many content words is expanded with the previous question.
 SHORT_FOLLOW_UP_WORDS = 4
 _ANAPHORA = wordset(
     "it its this that these those they them their theirs he she his her former latter above same"
 )
-
-_DIM = get_settings().embedding.dim
-_WIKI_SQL = text(
-    """SELECT slug, title, body, 1 - (embedding <=> :q) AS similarity
-         FROM wiki_pages
-        WHERE workspace_id = :ws AND embedding IS NOT NULL
-        ORDER BY embedding <=> :q, slug
-        LIMIT 1"""
-).bindparams(bindparam("q", type_=Vector(_DIM)))
 
 
 @dataclass(frozen=True)
@@ -123,73 +108,31 @@ def wiki_passage_text(title: str, body: str) -> str:
 
 
 async def load_scope(
-    services: Services, workspace_id: uuid.UUID, source_id: uuid.UUID | None
+    ctx: RetrievalContext, workspace_id: uuid.UUID, source_id: uuid.UUID | None
 ) -> Scope:
     """The workspace (and paper) a question is asked in; NotFoundError when unknown."""
-    async with services.db.session() as session:
-        ws = (
-            await session.execute(
-                text(
-                    """SELECT w.name,
-                              (SELECT count(*) FROM sources s WHERE s.workspace_id = w.id
-                                  AND s.status = 'ready'),
-                              (SELECT count(*) FROM chunks c WHERE c.workspace_id = w.id),
-                              (SELECT count(*) FROM wiki_pages p WHERE p.workspace_id = w.id)
-                         FROM workspaces w WHERE w.id = :ws"""
-                ),
-                {"ws": workspace_id},
-            )
-        ).first()
+    async with ctx.db.session() as session:
+        ws = await repo.workspace_counts(session, workspace_id)
         if ws is None:
             raise NotFoundError(f"no workspace with id {workspace_id}")
         if source_id is None:
-            return Scope(workspace_id, ws[0], int(ws[1]), int(ws[2]), int(ws[3]))
-        src = (
-            await session.execute(
-                text(
-                    """SELECT s.title, s.file_name, s.url,
-                              (SELECT count(*) FROM chunks c WHERE c.source_id = s.id)
-                         FROM sources s WHERE s.id = :sid AND s.workspace_id = :ws"""
-                ),
-                {"sid": source_id, "ws": workspace_id},
-            )
-        ).first()
+            return Scope(workspace_id, ws.name, ws.ready_sources, ws.chunks, ws.wiki_pages)
+        src = await repo.source_counts(session, workspace_id, source_id)
     if src is None:
         raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
     return Scope(
         workspace_id,
-        ws[0],
+        ws.name,
         1,
-        int(src[3]),
+        src.chunks,
         0,
         source_id=source_id,
-        source_name=document_name(src[0], src[1], src[2], source_id),
+        source_name=document_name(src.title, src.file_name, src.url, source_id),
     )
-
-
-async def _best_wiki_page(
-    session: AsyncSession, workspace_id: uuid.UUID, query_vector: np.ndarray
-) -> tuple[str, str, str, float] | None:
-    row = (await session.execute(_WIKI_SQL, {"ws": workspace_id, "q": query_vector})).first()
-    if row is None:
-        return None
-    return str(row[0]), str(row[1]), str(row[2]), float(row[3])
-
-
-async def _document_names(
-    session: AsyncSession, source_ids: Sequence[uuid.UUID]
-) -> dict[uuid.UUID, str]:
-    if not source_ids:
-        return {}
-    rows = await session.execute(
-        text("SELECT id, title, file_name, url FROM sources WHERE id = ANY(:ids)"),
-        {"ids": list(source_ids)},
-    )
-    return {r[0]: document_name(r[1], r[2], r[3], r[0]) for r in rows.all()}
 
 
 async def build_context(
-    services: Services,
+    ctx: RetrievalContext,
     *,
     workspace_id: uuid.UUID,
     query: str,
@@ -197,19 +140,20 @@ async def build_context(
     source_id: uuid.UUID | None = None,
 ) -> Context:
     """Route ``query`` (wiki-first, else hybrid) and number the passages from 1."""
-    threshold = services.settings.retrieval.wiki_first_threshold
-    query_vector = await services.embedder.embed_query(query)
+    threshold = ctx.settings.retrieval.wiki_first_threshold
+    sizes = ctx.settings.answer
+    query_vector = await ctx.embedder.embed_query(query)
     wiki: tuple[str, str, str, float] | None = None
     if source_id is None:
-        async with services.db.session() as session:
-            wiki = await _best_wiki_page(session, workspace_id, query_vector)
+        async with ctx.db.session() as session:
+            wiki = await repo.best_wiki_page(session, workspace_id, query_vector)
     use_wiki = wiki is not None and wiki[3] >= threshold
     result = await hybrid_search(
-        services,
+        ctx,
         workspace_id=workspace_id,
         query=query,
         source_id=source_id,
-        k=WIKI_CHUNKS if use_wiki else HYBRID_CHUNKS,
+        k=sizes.wiki_chunks if use_wiki else sizes.hybrid_chunks,
         query_vector=query_vector,
     )
     passages: list[Passage] = []
@@ -226,8 +170,9 @@ async def build_context(
                 score=similarity,
             )
         )
-    async with services.db.session() as session:
-        names = await _document_names(session, sorted({h.source_id for h in result.hits}))
+    async with ctx.db.session() as session:
+        rows = await repo.source_names(session, sorted({h.source_id for h in result.hits}))
+    names = {sid: document_name(title, file_name, url, sid) for sid, title, file_name, url in rows}
     for hit in result.hits:
         if source_id is not None and hit.source_id != source_id:  # never (hybrid filters)
             continue

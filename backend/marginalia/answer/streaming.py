@@ -1,4 +1,5 @@
-"""The ask stream: NDJSON events, one JSON object per line.
+"""The ask stream's wire format: NDJSON, one event a line. The events are the typed models
+of :mod:`marginalia.usecases.ask` (``AskMeta``, ``AskToken``, ``AskDone``, ``AskError``):
 
 1. ``{"type": "meta", "conversation_id", "title", "sources": [{"n", "document",
    "excerpt", "score", "page", "source_id", "chunk_id", ...}]}`` — every numbered passage
@@ -9,30 +10,21 @@
 3. ``{"type": "done", "message_id", "conversation_id", "answer": {...}}`` or
    ``{"type": "error", "error", "detail", "conversation_id"}``.
 
-Request problems (unknown workspace, source or conversation; no calibration) are
-raised by :func:`marginalia.answer.service.prepare_ask` before the stream starts, so
-they leave as ordinary JSON errors with a status code.
+Request problems (unknown workspace, source or conversation; no calibration) are raised
+by :func:`marginalia.usecases.ask.prepare` before the stream starts, so they leave as
+ordinary JSON errors with a status code.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pydantic import BaseModel
+
 from marginalia.answer.schemas import Passage
-from marginalia.answer.service import (
-    AskPlan,
-    answer_from_context,
-    retrieve,
-    save_answer,
-    start_turn,
-)
-from marginalia.errors import MarginaliaError
-from marginalia.services.container import Services
 
 log = logging.getLogger(__name__)
 
@@ -64,66 +56,7 @@ def token_pieces(text: str) -> list[str]:
     return _PIECE.findall(text)
 
 
-async def ask_events(services: Services, plan: AskPlan) -> AsyncIterator[dict[str, Any]]:
-    """The events of one ask (see the module doc); the turn is stored as it goes."""
-    conversation_id: uuid.UUID | None = None
-    try:
-        conversation, _ = await start_turn(services, plan)
-        conversation_id = conversation.id
-        ctx = await retrieve(
-            services,
-            workspace_id=plan.workspace_id,
-            question=plan.question,
-            source_id=plan.source_id,
-            history=plan.history,
-            scope=plan.scope,
-        )
-        yield {
-            "type": "meta",
-            "conversation_id": str(conversation.id),
-            "title": conversation.title,
-            "route": ctx.route,
-            "sources": [source_entry(p) for p in ctx.passages],
-        }
-        answer = await answer_from_context(
-            services,
-            ctx,
-            question=plan.question,
-            history=plan.history,
-            calibration=plan.calibration,
-        )
-        text = (answer.refusal or "") if answer.refused else answer.text
-        for piece in token_pieces(text):
-            yield {"type": "token", "text": piece}
-        message = await save_answer(services, conversation.id, answer)
-        yield {
-            "type": "done",
-            "message_id": str(message.id),
-            "conversation_id": str(conversation.id),
-            "answer": answer.summary(),
-        }
-    except MarginaliaError as exc:
-        yield _error(exc.code, exc.detail, conversation_id)
-    except Exception:
-        incident = uuid.uuid4().hex[:12]
-        log.exception("ask failed (incident %s)", incident)
-        yield _error(
-            "internal_error",
-            f"the answer failed unexpectedly (incident {incident}); the server log has details",
-            conversation_id,
-        )
-
-
-def _error(code: str, detail: str, conversation_id: uuid.UUID | None) -> dict[str, Any]:
-    return {
-        "type": "error",
-        "error": code,
-        "detail": detail,
-        "conversation_id": str(conversation_id) if conversation_id else None,
-    }
-
-
-async def ndjson(events: AsyncIterator[dict[str, Any]]) -> AsyncIterator[bytes]:
-    """Events as NDJSON lines."""
+async def ndjson(events: AsyncIterator[BaseModel]) -> AsyncIterator[bytes]:
+    """Events as NDJSON lines (one JSON object a line)."""
     async for event in events:
-        yield (json.dumps(event, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        yield (event.model_dump_json() + "\n").encode("utf-8")

@@ -15,22 +15,23 @@ from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
 from marginalia.config import Settings, get_settings
-from marginalia.services.container import Services, open_services
-from marginalia.services.health import calibration_status
+from marginalia.runtime import Runtime, open_runtime
+from marginalia.usecases.health import calibration_status
 
 log = logging.getLogger(__name__)
 
 FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
-    """Build the app. Pass `services` to share already-open ones (tests); else it opens its own."""
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    """Build the app. Pass ``runtime`` to share an open one (tests); else the app opens its
+    own from ``settings`` (default: the environment's) and closes it on shutdown."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = services is None
-        svc = services or await open_services(settings or get_settings())
-        app.state.services = svc
+        owned = runtime is None
+        svc = runtime or await open_runtime(settings or get_settings())
+        app.state.runtime = svc
         # Read the calibrated refusal threshold at boot (invariant 4) and say what it is.
         answers = calibration_status(svc.settings)
         if answers["calibrated"]:

@@ -9,11 +9,12 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from marginalia.answer import Answer, answer_question, normalize
-from marginalia.cli.runtime import console, run, with_services
+from marginalia.answer import Answer, normalize
+from marginalia.cli.support import console, run, with_runtime
 from marginalia.errors import ValidationFailed
-from marginalia.services.container import Services
-from marginalia.services.workspaces import find_workspace
+from marginalia.runtime import Runtime
+from marginalia.usecases import ask as ask_usecase
+from marginalia.usecases.workspaces import find_workspace
 
 
 def print_answer(answer: Answer) -> None:
@@ -56,8 +57,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Answer a question from a workspace's sources, with citations and quotes."""
 
-        async def go(services: Services) -> Answer:
-            ws = await find_workspace(services.db, workspace)
+        async def go(rt: Runtime) -> Answer:
+            ws = await find_workspace(rt, workspace)
             source_id: uuid.UUID | None = None
             if source is not None:
                 try:
@@ -66,11 +67,11 @@ def register(app: typer.Typer) -> None:
                     raise ValidationFailed(
                         f"--source must be a source id, got {source!r}"
                     ) from None
-            return await answer_question(
-                services, workspace_id=ws.id, question=question, source_id=source_id
+            return await ask_usecase.answer(
+                rt, workspace_id=ws.id, question=question, source_id=source_id
             )
 
-        answer = run(with_services(go))
+        answer = run(with_runtime(go))
         if as_json:
             typer.echo(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False, indent=2))
         else:

@@ -12,10 +12,11 @@ from rich.table import Table
 
 from marginalia.cli import answer_cmds, ingest_cmds, knowledge_cmds, qa_eval_cmds, research_cmds
 from marginalia.cli.eval_cmds import eval_app
-from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
+from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.config import get_settings
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import jobs as jobs_usecase
+from marginalia.usecases import workspaces as ws_service
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -44,9 +45,19 @@ def main() -> None:
 
 
 @app.command()
-def config() -> None:
-    """Print the effective settings (secrets masked)."""
-    console.print_json(json.dumps(get_settings().masked()))
+def config(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the values as JSON")] = False,
+) -> None:
+    """Print every effective setting with what it means (secrets masked)."""
+    settings = get_settings()
+    if as_json:
+        console.print_json(json.dumps(settings.masked()))
+        return
+    for name, value, description in settings.described():
+        shown = value if isinstance(value, str) else json.dumps(value)
+        env = "MARGINALIA_" + name.upper().replace(".", "__")
+        typer.echo(f"{name} = {shown}")
+        typer.echo(f"    {description} ({env})")
 
 
 @app.command()
@@ -110,9 +121,9 @@ def db_downgrade(revision: str) -> None:
 @db_app.command("status")
 def db_status() -> None:
     """Show where the database is, its versions and the migration state."""
-    from marginalia.services.health import health_report
+    from marginalia.usecases.health import health_report
 
-    report = run(with_services(health_report, migrate_db=False))
+    report = run(with_runtime(health_report, migrate_db=False))
     console.print_json(json.dumps(report))
     if report["status"] == "unavailable":
         raise typer.Exit(1)
@@ -130,19 +141,19 @@ def workspace_create(
 ) -> None:
     """Create a workspace."""
 
-    async def go(services: Services) -> None:
-        w = await ws_service.create_workspace(services.db, name=name, description=description)
+    async def go(rt: Runtime) -> None:
+        w = await ws_service.create_workspace(rt, name=name, description=description)
         console.print(f"created workspace [bold]{w.name}[/bold] {w.id}")
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @workspace_app.command("list")
 def workspace_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List workspaces."""
 
-    async def go(services: Services) -> None:
-        items = await ws_service.list_workspaces(services.db)
+    async def go(rt: Runtime) -> None:
+        items = await ws_service.list_workspaces(rt)
         if as_json:
             console.print_json(
                 json.dumps(
@@ -157,23 +168,23 @@ def workspace_list(as_json: Annotated[bool, typer.Option("--json")] = False) -> 
             )
         console.print(table)
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @workspace_app.command("show")
 def workspace_show(ref: Annotated[str, typer.Argument(help="Workspace id or name")]) -> None:
     """Show a workspace and its counts."""
 
-    async def go(services: Services) -> None:
-        w = await ws_service.find_workspace(services.db, ref)
-        counts = await ws_service.workspace_counts(services.db, w.id)
+    async def go(rt: Runtime) -> None:
+        w = await ws_service.find_workspace(rt, ref)
+        counts = await ws_service.workspace_counts(rt, w.id)
         console.print_json(
             json.dumps(
                 {"id": str(w.id), "name": w.name, "description": w.description, "counts": counts}
             )
         )
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @workspace_app.command("delete")
@@ -183,16 +194,16 @@ def workspace_delete(
 ) -> None:
     """Delete a workspace and everything in it."""
 
-    async def go(services: Services) -> None:
-        w = await ws_service.find_workspace(services.db, ref)
+    async def go(rt: Runtime) -> None:
+        w = await ws_service.find_workspace(rt, ref)
         if not yes and not typer.confirm(
             f"Delete workspace {w.name} ({w.id}) and all its sources?"
         ):
             raise typer.Exit(1)
-        await ws_service.delete_workspace(services.db, w.id)
+        await ws_service.delete_workspace(rt, w.id)
         console.print(f"deleted workspace {w.name}")
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 # ----------------------------------------------------------------------------- jobs
@@ -202,9 +213,9 @@ def workspace_delete(
 def jobs_list(limit: int = 20) -> None:
     """Recent jobs."""
 
-    async def go(services: Services) -> None:
+    async def go(rt: Runtime) -> None:
         table = Table("id", "kind", "status", "stage", "progress", "created")
-        for j in await services.jobs.list_recent(limit):
+        for j in await jobs_usecase.list_jobs(rt, limit):
             table.add_row(
                 str(j.id),
                 j.kind,
@@ -215,7 +226,7 @@ def jobs_list(limit: int = 20) -> None:
             )
         console.print(table)
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @jobs_app.command("show")
@@ -223,22 +234,22 @@ def jobs_show(job_id: uuid.UUID) -> None:
     """A job's state as JSON."""
     from marginalia.api.schemas import JobOut
 
-    async def go(services: Services) -> None:
-        job = await services.jobs.get(job_id)
+    async def go(rt: Runtime) -> None:
+        job = await jobs_usecase.get_job(rt, job_id)
         console.print_json(JobOut.model_validate(job).model_dump_json())
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 def _requeue_and_follow(job_id: uuid.UUID, *, keep_checkpoint: bool) -> None:
-    async def go(services: Services) -> None:
+    async def go(rt: Runtime) -> None:
         if keep_checkpoint:
-            await services.jobs.resume(job_id)
+            await jobs_usecase.resume_job(rt, job_id)
         else:
-            await services.jobs.retry(job_id)
-        report_job(await follow_job(services, job_id))
+            await jobs_usecase.retry_job(rt, job_id)
+        report_job(await follow_job(rt, job_id))
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @jobs_app.command("resume")
@@ -257,22 +268,22 @@ def jobs_retry(job_id: uuid.UUID) -> None:
 def jobs_cancel(job_id: uuid.UUID) -> None:
     """Cancel a queued or running job."""
 
-    async def go(services: Services) -> None:
-        job = await services.jobs.cancel(job_id)
+    async def go(rt: Runtime) -> None:
+        job = await jobs_usecase.cancel_job(rt, job_id)
         console.print(f"job {job.id} cancelled")
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @jobs_app.command("follow")
 def jobs_follow(job_id: uuid.UUID) -> None:
     """Follow a job's progress until it finishes."""
 
-    async def go(services: Services) -> None:
-        await services.jobs.get(job_id)
-        report_job(await follow_job(services, job_id))
+    async def go(rt: Runtime) -> None:
+        await jobs_usecase.get_job(rt, job_id)
+        report_job(await follow_job(rt, job_id))
 
-    run(with_services(go))
+    run(with_runtime(go))
 
 
 @jobs_app.command("ping")
@@ -283,16 +294,14 @@ def jobs_ping(
 ) -> None:
     """Run the diagnostic ticker job on the configured backend and follow it."""
 
-    async def go(services: Services) -> None:
-        job = await services.jobs.submit(
-            "diagnostics.ticker", {"steps": steps, "interval_s": interval}
-        )
-        console.print(f"job {job.id} submitted to the {services.backend.name} backend")
+    async def go(rt: Runtime) -> None:
+        job = await jobs_usecase.ping(rt, steps=steps, interval_s=interval)
+        console.print(f"job {job.id} submitted to the {rt.backend.name} backend")
         if detach:
             return
-        finished = await follow_job(services, job.id)
+        finished = await follow_job(rt, job.id)
         report_job(finished)
         if finished.status != "succeeded":
             raise typer.Exit(1)
 
-    run(with_services(go))
+    run(with_runtime(go))

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from marginalia.cli.runtime import console, err_console
+from marginalia.cli.support import console, err_console
 from marginalia.errors import MarginaliaError
 
 eval_app = typer.Typer(no_args_is_help=True, help="Evaluate retrieval and answers.")
@@ -46,7 +46,7 @@ def retrieval(
     """Import a BEIR corpus into a throwaway workspace and report nDCG@10, Recall@10,
     Recall@100 and MRR@10 per leg, for the fusion (and rerank when configured), with
     retrieval latency p50/p95 (query embedding reported apart)."""
-    from marginalia.retrieval.beir import render_markdown, run_retrieval_eval
+    from marginalia.evaluation.retrieval import render_markdown, run_retrieval_eval
 
     try:
         report = run_retrieval_eval(

@@ -9,11 +9,12 @@ from typing import Annotated
 
 import typer
 
-from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
+from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.errors import MarginaliaError
-from marginalia.services import sources as sources_service
-from marginalia.services.container import Services
-from marginalia.services.workspaces import find_workspace
+from marginalia.runtime import Runtime
+from marginalia.usecases import sources as sources_service
+from marginalia.usecases.embedding import submit_reembed
+from marginalia.usecases.workspaces import find_workspace
 
 SUPPORTED = {".pdf", ".html", ".htm", ".md", ".markdown", ".txt"}
 
@@ -46,8 +47,8 @@ def register(app: typer.Typer) -> None:
             err_console.print("[red]error:[/red] no supported files (pdf, html, md, txt) found")
             raise typer.Exit(1)
 
-        async def go(services: Services) -> int:
-            ws = await find_workspace(services.db, workspace)
+        async def go(rt: Runtime) -> int:
+            ws = await find_workspace(rt, workspace)
             uploads: list[sources_service.Upload] = []
             refused = 0
             for path in files:
@@ -57,7 +58,7 @@ def register(app: typer.Typer) -> None:
                     mimetypes.guess_type(path.name)[0],
                 )
                 try:
-                    await sources_service.validate_upload(services, upload)
+                    await sources_service.validate_upload(rt, upload)
                 except MarginaliaError as exc:
                     refused += 1
                     err_console.print(f"[red]refused[/red] {path}: {exc.detail}")
@@ -65,8 +66,8 @@ def register(app: typer.Typer) -> None:
                 uploads.append(upload)
             if not uploads:
                 return 1
-            job = await sources_service.submit_uploads(services, ws.id, uploads, validated=True)
-            finished = await follow_job(services, job.id)
+            job = await sources_service.submit_uploads(rt, ws.id, uploads, validated=True)
+            finished = await follow_job(rt, job.id)
             report_job(finished)
             for item in (finished.result or {}).get("files", []):
                 line = f"{item['status']:>9}  {item['filename']}"
@@ -78,17 +79,17 @@ def register(app: typer.Typer) -> None:
             failed = (finished.result or {}).get("failed", 0)
             return 1 if refused or failed or finished.status != "succeeded" else 0
 
-        code = run(with_services(go))
+        code = run(with_runtime(go))
         raise typer.Exit(code)
 
     @app.command()
     def reembed() -> None:
         """Re-embed every stored vector with the configured model and pin it."""
 
-        async def go(services: Services) -> int:
-            job = await services.jobs.submit("reembed", {})
-            finished = await follow_job(services, job.id)
+        async def go(rt: Runtime) -> int:
+            job = await submit_reembed(rt)
+            finished = await follow_job(rt, job.id)
             report_job(finished)
             return 0 if finished.status == "succeeded" else 1
 
-        raise typer.Exit(run(with_services(go)))
+        raise typer.Exit(run(with_runtime(go)))

@@ -1,4 +1,4 @@
-"""`marginalia graph`, `marginalia wiki` and `marginalia path`."""
+"""`marginalia graph`, `marginalia wiki`, `marginalia path` and `marginalia knowledge rebuild`."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from marginalia.cli.runtime import console, run, with_services
-from marginalia.knowledge import service
+from marginalia.cli.support import console, follow_job, report_job, run, with_runtime
 from marginalia.knowledge.views import GraphView, LearningPathView, WikiPageView
-from marginalia.services.container import Services
-from marginalia.services.workspaces import find_workspace
+from marginalia.runtime import Runtime
+from marginalia.usecases import knowledge, paths
+from marginalia.usecases.workspaces import find_workspace
 
 WorkspaceOpt = Annotated[str, typer.Option("--workspace", "-w", help="Workspace id or name")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text")]
@@ -82,19 +82,42 @@ def _print_graph(view: GraphView) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    knowledge_app = typer.Typer(no_args_is_help=True, help="Maintain the knowledge layer.")
+    app.add_typer(knowledge_app, name="knowledge")
+
+    @knowledge_app.command("rebuild")
+    def rebuild(workspace: WorkspaceOpt) -> None:
+        """Recompute a workspace's knowledge from its sources (extraction, concepts, claims
+        and evidence, source edges, clusters, quality, wiki), following the job."""
+
+        async def go(rt: Runtime) -> int:
+            ws = await find_workspace(rt, workspace)
+            job = await knowledge.submit_rebuild(rt, ws.id)
+            finished = await follow_job(rt, job.id)
+            report_job(finished)
+            result = finished.result or {}
+            if result:
+                console.print(
+                    f"{result.get('sources', 0)} sources: {result.get('concepts', 0)} concepts, "
+                    f"{result.get('claims', 0)} claims, {result.get('wiki_pages', 0)} wiki pages"
+                )
+            return 0 if finished.status == "succeeded" else 1
+
+        raise typer.Exit(run(with_runtime(go)))
+
     @app.command()
     def graph(workspace: WorkspaceOpt, as_json: JsonOpt = False) -> None:
         """The workspace's knowledge graph: sources, concepts (with levels), syntheses, edges."""
 
-        async def go(services: Services) -> None:
-            ws = await find_workspace(services.db, workspace)
-            view = await service.graph_view(services, ws.id)
+        async def go(rt: Runtime) -> None:
+            ws = await find_workspace(rt, workspace)
+            view = await knowledge.graph_view(rt, ws.id)
             if as_json:
                 _echo_json(graph_payload(view))
             else:
                 _print_graph(view)
 
-        run(with_services(go))
+        run(with_runtime(go))
 
     @app.command()
     def wiki(
@@ -104,14 +127,14 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The workspace's wiki pages (or one page with --page)."""
 
-        async def go(services: Services) -> None:
-            ws = await find_workspace(services.db, workspace)
+        async def go(rt: Runtime) -> None:
+            ws = await find_workspace(rt, workspace)
             if page is not None:
-                pages = [await service.get_wiki_page(services, ws.id, page)]
+                pages = [await knowledge.get_wiki_page(rt, ws.id, page)]
             else:
                 pages = [
-                    await service.get_wiki_page(services, ws.id, p.slug)
-                    for p in await service.list_wiki_pages(services, ws.id)
+                    await knowledge.get_wiki_page(rt, ws.id, p.slug)
+                    for p in await knowledge.list_wiki_pages(rt, ws.id)
                 ]
             if as_json:
                 _echo_json(wiki_payload(pages))
@@ -131,7 +154,7 @@ def register(app: typer.Typer) -> None:
                 )
             console.print(table)
 
-        run(with_services(go))
+        run(with_runtime(go))
 
     @app.command()
     def path(
@@ -143,11 +166,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """A reading order that respects concept prerequisites (made on first use)."""
 
-        async def go(services: Services) -> None:
-            ws = await find_workspace(services.db, workspace)
-            current = None if regenerate else await service.latest_learning_path(services, ws.id)
-            if current is None:
-                current = await service.generate_learning_path(services, ws.id)
+        async def go(rt: Runtime) -> None:
+            ws = await find_workspace(rt, workspace)
+            current = await paths.current_or_new_path(rt, ws.id, regenerate=regenerate)
             if as_json:
                 _echo_json(path_payload(current))
                 return
@@ -171,7 +192,7 @@ def register(app: typer.Typer) -> None:
             if current.notes:
                 console.print(current.notes, markup=False, highlight=False)
 
-        run(with_services(go))
+        run(with_runtime(go))
 
 
 def _as_uuid(value: str) -> Any:

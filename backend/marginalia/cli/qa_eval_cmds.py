@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from marginalia.cli.runtime import console, err_console
+from marginalia.cli.support import console, err_console
 from marginalia.errors import MarginaliaError
 
 SPLITS = ("all", "fit", "eval")

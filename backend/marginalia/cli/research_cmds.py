@@ -8,27 +8,26 @@ from typing import Annotated, Any
 
 import typer
 
-from marginalia.cli.runtime import console, err_console, follow_job, report_job, run, with_services
+from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.db.models import Job, Workspace
 from marginalia.errors import NotFoundError
-from marginalia.services import workspaces as ws_service
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
+from marginalia.usecases import research as research_usecase
+from marginalia.usecases import workspaces as ws_service
 
 
-async def ensure_workspace(services: Services, ref: str, description: str) -> Workspace:
+async def ensure_workspace(rt: Runtime, ref: str, description: str) -> Workspace:
     """The workspace named (or with id) ``ref``, created when missing; its description is
     set to ``description`` when one is given."""
     try:
-        workspace = await ws_service.find_workspace(services.db, ref)
+        workspace = await ws_service.find_workspace(rt, ref)
     except NotFoundError:
-        workspace = await ws_service.create_workspace(
-            services.db, name=ref, description=description
-        )
+        workspace = await ws_service.create_workspace(rt, name=ref, description=description)
         console.print(f"created workspace [bold]{workspace.name}[/bold] ({workspace.id})")
         return workspace
     if description.strip() and description.strip() != workspace.description:
         workspace = await ws_service.update_workspace(
-            services.db, workspace.id, {"description": description}
+            rt, workspace.id, {"description": description}
         )
     return workspace
 
@@ -79,12 +78,11 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar")] = False,
     ) -> None:
         """Research a topic: decompose, search, dedup, fetch, read and link, with progress."""
-        from marginalia.discovery.jobs import submit_research
 
-        async def go(services: Services) -> int:
-            ws = await ensure_workspace(services, workspace, description)
-            job = await submit_research(
-                services,
+        async def go(rt: Runtime) -> int:
+            ws = await ensure_workspace(rt, workspace, description)
+            job = await research_usecase.submit_research(
+                rt,
                 ws.id,
                 description=description,
                 max_sources=max_sources,
@@ -93,12 +91,12 @@ def register(app: typer.Typer) -> None:
                 fetch=not no_fetch,
             )
             console.print(f"submitted research job {job.id} for workspace {ws.name}")
-            finished = await follow_job(services, job.id, quiet=quiet)
+            finished = await follow_job(rt, job.id, quiet=quiet)
             report_job(finished)
             _print_summary(finished)
             return 0 if finished.status == "succeeded" else 1
 
-        raise typer.Exit(run(with_services(go)))
+        raise typer.Exit(run(with_runtime(go)))
 
     @app.command("import-bibtex")
     def import_bibtex(
@@ -107,23 +105,21 @@ def register(app: typer.Typer) -> None:
         no_fetch: Annotated[bool, typer.Option("--no-fetch", help="Abstracts only")] = False,
     ) -> None:
         """Import BibTeX entries: dedup, fetch PDFs where linked, ingest and link them."""
-        from marginalia.discovery.bibtex_io import submit_bibtex_import
-
         if not file.is_file():
             err_console.print(f"[red]error:[/red] {file} does not exist")
             raise typer.Exit(1)
 
-        async def go(services: Services) -> int:
-            ws = await ws_service.find_workspace(services.db, workspace)
+        async def go(rt: Runtime) -> int:
+            ws = await ws_service.find_workspace(rt, workspace)
             text = await asyncio.to_thread(file.read_text, encoding="utf-8", errors="replace")
-            job = await submit_bibtex_import(services, ws.id, text, fetch=not no_fetch)
+            job = await research_usecase.submit_bibtex_import(rt, ws.id, text, fetch=not no_fetch)
             console.print(f"submitted import job {job.id}")
-            finished = await follow_job(services, job.id)
+            finished = await follow_job(rt, job.id)
             report_job(finished)
             _print_summary(finished)
             return 0 if finished.status == "succeeded" else 1
 
-        raise typer.Exit(run(with_services(go)))
+        raise typer.Exit(run(with_runtime(go)))
 
     @app.command("export-bibtex")
     def export_bibtex_cmd(
@@ -133,13 +129,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Write the workspace's sources as BibTeX."""
-        from marginalia.discovery.bibtex_io import export_bibtex
 
-        async def go(services: Services) -> str:
-            ws = await ws_service.find_workspace(services.db, workspace)
-            return await export_bibtex(services, ws.id)
+        async def go(rt: Runtime) -> str:
+            ws = await ws_service.find_workspace(rt, workspace)
+            return await research_usecase.export_bibtex(rt, ws.id)
 
-        text = run(with_services(go))
+        text = run(with_runtime(go))
         if output is not None:
             output.write_text(text, encoding="utf-8")
             err_console.print(f"wrote {text.count('@')} entries to {output}")

@@ -15,16 +15,20 @@ from marginalia.db.server import to_sqlalchemy_url
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def alembic_config(database_url: str) -> Config:
+def alembic_config(database_url: str, *, embedding_dim: int | None = None) -> Config:
+    """``embedding_dim``: the vector dimension new vector columns get (the configured
+    model's; ``migrations/versions/0001`` reads it). None: the environment's settings."""
     ini = ROOT / "alembic.ini"
     cfg = Config(str(ini))
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
     cfg.attributes["database_url"] = database_url
+    if embedding_dim is not None:
+        cfg.attributes["embedding_dim"] = embedding_dim
     return cfg
 
 
-def upgrade(database_url: str, revision: str = "head") -> None:
-    command.upgrade(alembic_config(database_url), revision)
+def upgrade(database_url: str, revision: str = "head", *, embedding_dim: int | None = None) -> None:
+    command.upgrade(alembic_config(database_url, embedding_dim=embedding_dim), revision)
 
 
 def downgrade(database_url: str, revision: str = "base") -> None:

@@ -29,10 +29,6 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
-from marginalia.config import get_settings
-
-EMBED_DIM = get_settings().embedding.dim
-
 
 def _uuid_pk() -> Any:
     return Field(
@@ -96,7 +92,10 @@ def _hnsw(table: str, column: str = "embedding") -> Index:
 
 
 def _vector() -> Any:
-    return Field(default=None, sa_column=Column(Vector(EMBED_DIM), nullable=True))
+    # No dimension here: the column's dimension lives in the database (the migration gives
+    # it the configured model's, pinned in embedding_model), so importing the schema reads
+    # no settings.
+    return Field(default=None, sa_column=Column(Vector(), nullable=True))
 
 
 # ---------------------------------------------------------------------------- users
@@ -268,7 +267,9 @@ class RetrievalSourceStats(SQLModel, table=True):
             UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
         )
     )
-    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False, index=True))
+    workspace_id: uuid.UUID = Field(
+        sa_column=Column(UUID(as_uuid=True), nullable=False, index=True)
+    )
     n_chunks: int
     total_len: int = Field(sa_column=Column(BigInteger, nullable=False))
 

@@ -1,24 +1,20 @@
-"""BibTeX in and out of a workspace.
+"""BibTeX in and out of a workspace: the parts the research pipeline and the use case
+(:mod:`marginalia.usecases.research`) share.
 
-Import parses the file (what Zotero and friends export) and runs the entries through the
-research pipeline's later stages — dedup against the workspace, safe fetch of any PDF
-link, ingest (abstract-only when no PDF is reachable), knowledge update — as a
-``research.import`` job. Export writes the workspace's sources as BibTeX.
+Import parses the file (what Zotero and friends export) into candidates the research
+pipeline's later stages take — dedup against the workspace, safe fetch of any PDF link,
+ingest (abstract-only when no PDF is reachable), knowledge update — as a
+``research.import`` job. Export turns the workspace's sources back into candidates.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
-from sqlmodel import col, select
-
-from marginalia.db.models import Job, Source
+from marginalia.db.models import Source
 from marginalia.errors import ValidationFailed
-from marginalia.services.container import Services
-from marginalia.services.workspaces import get_workspace
-from marginalia.sources.bibtex import BibtexError, parse_bibtex, to_bibtex
+from marginalia.sources.bibtex import BibtexError, parse_bibtex
 from marginalia.sources.candidate import Candidate, Origin
 
 MAX_IMPORT_ENTRIES = 2000
@@ -50,22 +46,6 @@ def parse_import(text: str) -> list[Candidate]:
     return candidates
 
 
-async def submit_bibtex_import(
-    services: Services, workspace_id: uuid.UUID, text: str, *, fetch: bool = True
-) -> Job:
-    """Validate the BibTeX (a bad file changes nothing) and submit the import job."""
-    import marginalia.discovery.jobs  # noqa: F401  (registers the job kinds)
-
-    await get_workspace(services.db, workspace_id)
-    candidates = parse_import(text)
-    params: dict[str, Any] = {
-        "workspace_id": str(workspace_id),
-        "candidates": [c.model_dump(mode="json") for c in candidates],
-        "fetch": fetch,
-    }
-    return await services.jobs.submit("research.import", params, workspace_id=workspace_id)
-
-
 def source_to_candidate(source: Source) -> Candidate:
     origin = source.origin if source.origin in _ORIGINS else "upload"
     return Candidate(
@@ -83,24 +63,6 @@ def source_to_candidate(source: Source) -> Candidate:
         origin=cast(Origin, origin),
         source_id=str(source.id),
     )
-
-
-async def export_bibtex(services: Services, workspace_id: uuid.UUID) -> str:
-    """The workspace's sources as BibTeX (oldest first; stable citation keys)."""
-    await get_workspace(services.db, workspace_id)
-    async with services.db.session() as session:
-        rows = (
-            await session.execute(
-                select(Source)
-                .where(col(Source.workspace_id) == workspace_id)
-                .order_by(col(Source.created_at), col(Source.id))
-            )
-        ).scalars()
-        sources = list(rows.all())
-    records = [source_to_candidate(s) for s in sources]
-    if not records:
-        return ""
-    return to_bibtex(records)
 
 
 ExportFormat = Literal["bibtex"]

@@ -31,28 +31,32 @@ from collections.abc import Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from types import SimpleNamespace
+from typing import Any, Literal, Protocol
 
 import numpy as np
-from sqlalchemy import select
-from sqlmodel import col
 
 from marginalia.config import Settings
-from marginalia.db.models import Source
+from marginalia.db.repositories import sources as sources_repo
 from marginalia.errors import MarginaliaError, NotFoundError
 from marginalia.ingest.dedup import (
-    EMBEDDING_THRESHOLD,
     DedupLayer,
     DedupRecord,
     embedding_layer_applies,
     match_cheap_layers,
 )
 from marginalia.ingest.dedup import identity_keys as stored_identity_keys
-from marginalia.ingest.pipeline import IngestRefused, SourceMetadata, ingest_document
-from marginalia.knowledge.service import embed_leads, update_for_source
+from marginalia.ingest.pipeline import (
+    IngestContext,
+    IngestRefused,
+    SourceMetadata,
+    ingest_document,
+)
+from marginalia.knowledge.context import KnowledgeContext
 from marginalia.knowledge.text import jaccard, title_tokens
+from marginalia.knowledge.update import update_for_source
+from marginalia.knowledge.vectors import embed_leads
 from marginalia.llm.base import LLMProvider
-from marginalia.services.container import Services
 from marginalia.sources.arxiv_client import ArxivClient
 from marginalia.sources.base import SourceClient, SourceError
 from marginalia.sources.brave_client import BraveClient
@@ -64,6 +68,12 @@ from marginalia.sources.openalex_client import OpenAlexClient
 from .decompose import Decomposition, PaperRecommendation, decompose
 
 log = logging.getLogger(__name__)
+
+
+class ResearchContext(IngestContext, KnowledgeContext, Protocol):
+    """What research uses: ingest's and the knowledge layer's context together (a
+    :class:`marginalia.runtime.Runtime` is one)."""
+
 
 CHECKPOINT_VERSION = 1
 DEFAULT_MAX_SOURCES = 30
@@ -261,7 +271,7 @@ class _SearchHit:
 class ResearchRun:
     """One research run over one workspace; ``state`` is its (resumable) checkpoint."""
 
-    services: Services
+    ctx: ResearchContext
     workspace_id: uuid.UUID
     description: str
     options: ResearchOptions = field(default_factory=ResearchOptions)
@@ -275,10 +285,18 @@ class ResearchRun:
     _hits: list[_SearchHit] = field(default_factory=list, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
+    @property
+    def _title_threshold(self) -> float:
+        return self.ctx.settings.ingest.dedup_title_jaccard
+
+    @property
+    def _embedding_threshold(self) -> float:
+        return self.ctx.settings.ingest.dedup_embedding
+
     # -------------------------------------------------------------- entry point
 
     async def run(self) -> dict[str, Any]:
-        settings = self.services.settings
+        settings = self.ctx.settings
         started = time.perf_counter()
         if self.state.get("version") not in (None, CHECKPOINT_VERSION):
             raise MarginaliaError(
@@ -286,7 +304,7 @@ class ResearchRun:
             )
         self.state.setdefault("version", CHECKPOINT_VERSION)
         self.state.setdefault("timings_ms", {})
-        async with self.services.db.session() as session:
+        async with self.ctx.db.session() as session:
             from marginalia.db.repositories import workspaces as workspaces_repo
 
             if await workspaces_repo.get(session, self.workspace_id) is None:
@@ -321,11 +339,7 @@ class ResearchRun:
     # -------------------------------------------------------------- decompose
 
     async def _decompose(self) -> None:
-        provider = self.llm
-        if provider is None:
-            from marginalia.llm import make_provider
-
-            provider = make_provider(self.services.settings.llm)
+        provider = self.llm if self.llm is not None else self.ctx.llm
         decomposition: Decomposition = await decompose(self.description, provider=provider)
         if self.options.queries:
             decomposition = decomposition.model_copy(update={"queries": self.options.queries})
@@ -353,7 +367,7 @@ class ResearchRun:
     def _clients(self) -> list[SourceClient]:
         clients = list(self.clients) if self.clients is not None else None
         if clients is None:
-            clients = default_clients(self.services.settings)
+            clients = default_clients(self.ctx.settings)
         if self.options.sources:
             wanted = set(self.options.sources)
             clients = [c for c in clients if c.name in wanted]
@@ -361,9 +375,7 @@ class ResearchRun:
 
     async def _search(self) -> None:
         decomposition = Decomposition.model_validate(self.state["decomposition"])
-        limit = (
-            self.options.per_source_limit or self.services.settings.sources.max_results_per_query
-        )
+        limit = self.options.per_source_limit or self.ctx.settings.sources.max_results_per_query
         clients = self._clients()
         await self.emit(
             f"searching {', '.join(c.name for c in clients)} for "
@@ -473,20 +485,13 @@ class ResearchRun:
     # -------------------------------------------------------------- dedup
 
     async def _known_records(self) -> list[tuple[DedupRecord, str]]:
-        async with self.services.db.session() as session:
-            rows = (
-                await session.execute(
-                    select(
-                        col(Source.id),
-                        col(Source.title),
-                        col(Source.abstract),
-                        col(Source.normalized_url),
-                        col(Source.doi),
-                        col(Source.arxiv_id),
-                        col(Source.openalex_id),
-                    ).where(col(Source.workspace_id) == self.workspace_id)
+        async with self.ctx.db.session() as session:
+            rows = [
+                SimpleNamespace(**row)
+                for row in await sources_repo.identities(
+                    session, self.workspace_id, with_abstract=True
                 )
-            ).all()
+            ]
         out: list[tuple[DedupRecord, str]] = []
         for row in rows:
             keys = set(
@@ -528,7 +533,9 @@ class ResearchRun:
             c = hit.candidate
             record = DedupRecord(id=None, title=c.title, keys=frozenset(c.identity_keys()))
             # layers 1–2 against the workspace's sources: the run reuses what it knows
-            known_match = match_cheap_layers(record, [r for r, _ in known])
+            known_match = match_cheap_layers(
+                record, [r for r, _ in known], title_threshold=self._title_threshold
+            )
             if known_match is not None:
                 known_layers[known_match.layer] += 1
                 known_ids.add(str(known_match.existing_id))
@@ -540,6 +547,7 @@ class ResearchRun:
                     DedupRecord(id=uuid.UUID(int=i + 1), title=r.title, keys=r.keys)
                     for i, r in enumerate(kept_records)
                 ],
+                title_threshold=self._title_threshold,
             )
             if match is not None:
                 layers[match.layer] += 1
@@ -611,7 +619,7 @@ class ResearchRun:
         involved = [r.keys for r in records] + [r.keys for r, _ in known]
         if not kept or all(_scholarly(k) for k in involved):
             return set()
-        embedder = self.services.embedder
+        embedder = self.ctx.embedder
         vectors = await embed_leads(embedder, [*texts, *(t for _, t in known)])
         run_vecs, known_vecs = vectors[: len(texts)], vectors[len(texts) :]
         dropped: set[int] = set()
@@ -624,7 +632,7 @@ class ResearchRun:
                     (
                         int(j)
                         for j in order
-                        if sims[j] >= EMBEDDING_THRESHOLD
+                        if sims[j] >= self._embedding_threshold
                         and embedding_layer_applies(record, known[int(j)][0].has_scholarly_id)
                     ),
                     None,
@@ -638,7 +646,7 @@ class ResearchRun:
             for j in range(i):
                 if j in dropped:
                     continue
-                if float(run_vecs[j] @ run_vecs[i]) >= EMBEDDING_THRESHOLD and (
+                if float(run_vecs[j] @ run_vecs[i]) >= self._embedding_threshold and (
                     embedding_layer_applies(record, records[j].has_scholarly_id)
                 ):
                     dropped.add(i)
@@ -706,7 +714,7 @@ class ResearchRun:
                 to_fetch.append(item)
             else:
                 ready.put_nowait(item)
-        fetcher = self.fetcher or default_fetcher(self.services.settings)
+        fetcher = self.fetcher or default_fetcher(self.ctx.settings)
 
         async def fetch_then_queue(item: dict[str, Any]) -> None:
             try:
@@ -764,7 +772,7 @@ class ResearchRun:
                 {"key": item["key"], "status": "failed", "reason": exc.reason, "url": target},
             )
             return
-        stored = await asyncio.to_thread(self.services.files.put, data)
+        stored = await asyncio.to_thread(self.ctx.files.put, data)
         fetch: dict[str, Any] = {
             "status": "ok",
             "url": target,
@@ -784,7 +792,7 @@ class ResearchRun:
 
     async def _read_catalog_file(self, path: str) -> tuple[bytes, str, str]:
         """A PDF listed by the user's own catalog folder (no network involved)."""
-        settings = self.services.settings
+        settings = self.ctx.settings
         file = Path(path)
         root = settings.catalog_path
         if root is None or not file.resolve().is_relative_to(Path(root).expanduser().resolve()):
@@ -810,9 +818,9 @@ class ResearchRun:
         if fetch.get("status") == "ok":
             ext = ".pdf" if fetch.get("content_type") == "application/pdf" else ".html"
             try:
-                data = await asyncio.to_thread(self.services.files.get, str(fetch["file_key"]))
+                data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
                 outcome = await ingest_document(
-                    self.services,
+                    self.ctx,
                     self.workspace_id,
                     data=data,
                     filename=_slug(candidate.title) + ext,
@@ -846,7 +854,7 @@ class ResearchRun:
                 return
             try:
                 outcome = await ingest_document(
-                    self.services,
+                    self.ctx,
                     self.workspace_id,
                     data=data_or_none,
                     filename=_slug(candidate.title) + ".md",
@@ -895,8 +903,8 @@ class ResearchRun:
         )
 
     async def _needs_linking(self, source_id: uuid.UUID) -> bool:
-        async with self.services.db.session() as session:
-            source = await session.get(Source, source_id)
+        async with self.ctx.db.session() as session:
+            source = await sources_repo.get(session, source_id)
         return source is not None and source.extraction_engine is None
 
     async def _link(self, item: dict[str, Any]) -> None:
@@ -907,9 +915,7 @@ class ResearchRun:
             return
         t = time.perf_counter()
         try:
-            update = await update_for_source(
-                self.services, self.workspace_id, source_id, llm=self.llm
-            )
+            update = await update_for_source(self.ctx, self.workspace_id, source_id, llm=self.llm)
         except MarginaliaError as exc:
             # The source is stored and visible; its knowledge can be rebuilt later.
             await self._set(item, "linked", knowledge={"error": exc.detail})
@@ -979,7 +985,7 @@ class ResearchRun:
 
 
 async def run_research(
-    services: Services,
+    ctx: ResearchContext,
     workspace_id: uuid.UUID,
     description: str,
     *,
@@ -993,7 +999,7 @@ async def run_research(
 ) -> dict[str, Any]:
     """Run (or resume, given ``state``) the research pipeline; returns its result."""
     run = ResearchRun(
-        services,
+        ctx,
         workspace_id,
         description,
         options=options or ResearchOptions(),

@@ -31,10 +31,10 @@ def fit_to_window(embedder: Embedder, text: str) -> str:
 
 @job("reembed")
 async def reembed_job(ctx: JobContext) -> dict[str, Any]:
-    services = ctx.services
-    embedder = services.embedder
+    runtime = ctx.runtime
+    embedder = runtime.embedder
     counts: dict[str, int] = {}
-    async with services.db.transaction() as session:
+    async with runtime.db.transaction() as session:
         dims = await repo.column_dims(session)
         if any(d != embedder.dim for d in dims.values()):
             await ctx.emit(f"changing vector columns to {embedder.dim} dimensions", stage="schema")
@@ -43,7 +43,7 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
         after: str | int | None = None
         done = 0
         while True:
-            async with services.db.session() as session:
+            async with runtime.db.session() as session:
                 rows = await repo.texts_after(session, table, key, expression, after, BATCH)
             if not rows:
                 break
@@ -53,7 +53,7 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
             if wanted:
                 vectors = await embedder.embed_documents([texts[i] for i in wanted])
                 by_index = {i: vectors[n] for n, i in enumerate(wanted)}
-            async with services.db.transaction() as session:
+            async with runtime.db.transaction() as session:
                 await repo.write_vectors(
                     session,
                     table,
@@ -70,7 +70,7 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
                 type="progress",
             )
         counts[table] = done
-    async with services.db.transaction() as session:
+    async with runtime.db.transaction() as session:
         await repo.refresh_source_means(session)
         await pin_repo.repin(session, embedder.model_id, embedder.dim)
     await ctx.emit(f"pinned {embedder.model_id} ({embedder.dim}-d)", stage="done", progress=1.0)

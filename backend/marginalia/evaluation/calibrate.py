@@ -29,26 +29,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from marginalia.evaluation.qa import (
-    REPO_ROOT,
     Progress,
     QAItem,
     Split,
     _quiet,
     answer_items,
     check_docs,
-    git_commit,
     load_qa_set,
-    open_eval_services,
+    open_eval_runtime,
     pdf_files,
     prepare_workspace,
     reuse_workspace,
     set_name,
     split_items,
 )
+from marginalia.evaluation.reports import REPO_ROOT, git_commit
 from marginalia.evaluation.stats import rate
 
 if TYPE_CHECKING:
-    from marginalia.services.container import Services
+    from marginalia.runtime import Runtime
 
 DEFAULT_MIN_REFUSAL = 0.9
 #: The other targets reported next to the fitted one (not written as the threshold).
@@ -195,7 +194,7 @@ def _display_path(path: Path) -> str:
 
 
 async def collect_scores(
-    services: Services,
+    rt: Runtime,
     items: Sequence[QAItem],
     files: Sequence[Path],
     *,
@@ -207,14 +206,14 @@ async def collect_scores(
     progress: Progress = _quiet,
 ) -> tuple[list[tuple[QAItem, float]], dict[str, Any]]:
     """``(item, evidence_score)`` for every item, and the run's facts."""
-    from marginalia.services import workspaces as ws_service
+    from marginalia.usecases import workspaces as ws_usecase
 
     started = time.perf_counter()
     if workspace is not None:
-        prepared = await reuse_workspace(services, workspace)
+        prepared = await reuse_workspace(rt, workspace)
     else:
         prepared = await prepare_workspace(
-            services,
+            rt,
             files,
             name=f"eval-calibrate-{set_name(set_path, split)}-{uuid.uuid4().hex[:8]}",
             knowledge=knowledge,
@@ -222,12 +221,12 @@ async def collect_scores(
         )
     try:
         answered = await answer_items(
-            services, prepared.workspace_id, items, progress=progress, score_only=True
+            rt, prepared.workspace_id, items, progress=progress, score_only=True
         )
     finally:
         if prepared.created and not keep:
             progress("deleting the throwaway workspace")
-            await ws_service.delete_workspace(services.db, prepared.workspace_id)
+            await ws_usecase.delete_workspace(rt, prepared.workspace_id)
     scored = [(item, float(view.evidence_score or 0.0)) for item, view, _ in answered]
     run = {
         "total_s": round(time.perf_counter() - started, 2),
@@ -271,10 +270,10 @@ def run_calibration(
         raise ValueError("the set has no unanswerable items to fit a refusal threshold on")
 
     async def go() -> tuple[list[tuple[QAItem, float]], dict[str, Any]]:
-        services = await open_eval_services()
+        rt = await open_eval_runtime()
         try:
             return await collect_scores(
-                services,
+                rt,
                 items,
                 files,
                 set_path=set_path,
@@ -285,7 +284,7 @@ def run_calibration(
                 progress=progress,
             )
         finally:
-            await services.close()
+            await rt.close()
 
     scored, run = asyncio.run(go())
     calibration = build_calibration(

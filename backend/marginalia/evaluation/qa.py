@@ -32,7 +32,6 @@ import asyncio
 import json
 import math
 import statistics
-import subprocess
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -41,13 +40,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from marginalia.evaluation.reports import REPORTS_DIR, git_commit, write_report
 from marginalia.evaluation.stats import normalize_text, rate
 
 if TYPE_CHECKING:
-    from marginalia.services.container import Services
+    from marginalia.runtime import Runtime
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-REPORTS_DIR = REPO_ROOT / "eval" / "reports"
 
 #: Passages of the numbered context that count for retrieval recall.
 RECALL_K = 8
@@ -472,81 +470,58 @@ def check_docs(items: Sequence[QAItem], files: Sequence[Path]) -> None:
         raise QASetError(f"the set names documents that are not in --docs: {', '.join(missing)}")
 
 
-async def _knowledge_update(
-    services: Services, workspace_id: uuid.UUID, source_ids: Sequence[uuid.UUID], progress: Progress
-) -> dict[str, Any]:
-    """Run the knowledge update (wiki pages the answerer may route to) when it exists;
-    the eval runs without it, and the report says what happened."""
-    try:
-        from marginalia.knowledge.service import update_for_source
-    except ImportError as exc:
-        return {"status": "unavailable", "note": f"knowledge update not importable: {exc}"}
-    done = 0
-    errors: list[str] = []
-    for sid in source_ids:
-        progress(f"knowledge update for source {sid}")
-        try:
-            await update_for_source(services, workspace_id, sid)
-            done += 1
-        except Exception as exc:  # the eval must run without the wiki
-            errors.append(f"{sid}: {type(exc).__name__}: {exc}"[:300])
-    status = "ok" if not errors else ("partial" if done else "failed")
-    return {"status": status, "sources": done, "errors": errors}
-
-
 async def prepare_workspace(
-    services: Services,
+    rt: Runtime,
     files: Sequence[Path],
     *,
     name: str,
     knowledge: bool = True,
     progress: Progress = _quiet,
 ) -> PreparedWorkspace:
-    """A new workspace with every file ingested (and the knowledge update run)."""
+    """A new workspace with every file ingested and the knowledge update run — through
+    :func:`marginalia.usecases.sources.add_documents`, as every new source goes (with
+    ``knowledge=False`` the eval ingests only, to measure without the wiki)."""
     from marginalia.ingest.pipeline import ingest_document
-    from marginalia.services import workspaces as ws_service
+    from marginalia.usecases import sources as sources_usecase
+    from marginalia.usecases import workspaces as ws_usecase
 
-    ws = await ws_service.create_workspace(
-        services.db, name=name, description="Throwaway workspace of `marginalia eval qa`"
+    ws = await ws_usecase.create_workspace(
+        rt, name=name, description="Throwaway workspace of `marginalia eval qa`"
     )
     prepared = PreparedWorkspace(workspace_id=ws.id, sources={})
-    started = time.perf_counter()
     try:
-        for path in files:
-            progress(f"ingesting {path.name}")
-            outcome = await ingest_document(
-                services, ws.id, data=path.read_bytes(), filename=path.name
+        if knowledge:
+            added = await sources_usecase.add_documents(
+                rt, ws.id, [(p.name, p.read_bytes) for p in files], progress=progress
             )
+            outcomes = added.outcomes
+            prepared.ingest_s, prepared.knowledge_s = added.ingest_s, added.knowledge_s
+            prepared.knowledge = added.knowledge
+        else:
+            started = time.perf_counter()
+            outcomes = []
+            for path in files:
+                progress(f"ingesting {path.name}")
+                outcomes.append(
+                    await ingest_document(rt, ws.id, data=path.read_bytes(), filename=path.name)
+                )
+            prepared.ingest_s = time.perf_counter() - started
+            prepared.knowledge = {"status": "skipped"}
+        for path, outcome in zip(files, outcomes, strict=True):
             prepared.sources[path.name] = outcome.source_id
             prepared.ingest.append(outcome.as_dict())
-        prepared.ingest_s = time.perf_counter() - started
-        if knowledge:
-            t = time.perf_counter()
-            unique = list(dict.fromkeys(prepared.sources.values()))
-            prepared.knowledge = await _knowledge_update(services, ws.id, unique, progress)
-            prepared.knowledge_s = time.perf_counter() - t
-        else:
-            prepared.knowledge = {"status": "skipped"}
     except BaseException:
-        await ws_service.delete_workspace(services.db, ws.id)
+        await ws_usecase.delete_workspace(rt, ws.id)
         raise
     return prepared
 
 
-async def reuse_workspace(services: Services, ref: str) -> PreparedWorkspace:
+async def reuse_workspace(rt: Runtime, ref: str) -> PreparedWorkspace:
     """A workspace kept by an earlier run (``--keep``), by id or name."""
-    from sqlalchemy import text
+    from marginalia.usecases import workspaces as ws_usecase
 
-    from marginalia.services import workspaces as ws_service
-
-    ws = await ws_service.find_workspace(services.db, ref)
-    async with services.db.session() as session:
-        rows = (
-            await session.execute(
-                text("SELECT id, file_name FROM sources WHERE workspace_id = :ws"), {"ws": ws.id}
-            )
-        ).all()
-    sources = {str(r[1]): r[0] for r in rows if r[1]}
+    ws = await ws_usecase.find_workspace(rt, ref)
+    sources = await ws_usecase.source_files(rt, ws.id)
     return PreparedWorkspace(
         workspace_id=ws.id, sources=sources, knowledge={"status": "reused"}, created=False
     )
@@ -570,23 +545,8 @@ def _sum_usage(usages: Iterable[Mapping[str, Any]]) -> dict[str, float]:
     return total
 
 
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
 async def answer_items(
-    services: Services,
+    rt: Runtime,
     workspace_id: uuid.UUID,
     items: Sequence[QAItem],
     *,
@@ -599,14 +559,14 @@ async def answer_items(
     ``score_only``: evidence scores only (no calibration read, no claims). ``calibration``:
     a :class:`marginalia.answer.calibration.Calibration` to answer with instead of the
     configured file (None reads the file, as the product does)."""
-    from marginalia.answer.service import answer_question
+    from marginalia.usecases import ask
 
     out: list[tuple[QAItem, AnswerView, float]] = []
     for i, item in enumerate(items, 1):
         progress(f"[{i}/{len(items)}] {item.id}: {item.question[:70]}")
         t = time.perf_counter()
-        answer = await answer_question(
-            services,
+        answer = await ask.answer(
+            rt,
             workspace_id=workspace_id,
             question=item.question,
             calibration=calibration,
@@ -617,7 +577,7 @@ async def answer_items(
 
 
 async def evaluate(
-    services: Services,
+    rt: Runtime,
     items: Sequence[QAItem],
     files: Sequence[Path],
     *,
@@ -631,14 +591,14 @@ async def evaluate(
     progress: Progress = _quiet,
 ) -> dict[str, Any]:
     """Ingest (or reuse), answer every item, score; the report as a dict."""
-    from marginalia.services import workspaces as ws_service
+    from marginalia.usecases import workspaces as ws_usecase
 
     started = time.perf_counter()
     if workspace is not None:
-        prepared = await reuse_workspace(services, workspace)
+        prepared = await reuse_workspace(rt, workspace)
     else:
         prepared = await prepare_workspace(
-            services,
+            rt,
             files,
             name=f"eval-qa-{set_name(set_path, split)}-{uuid.uuid4().hex[:8]}",
             knowledge=knowledge,
@@ -647,13 +607,13 @@ async def evaluate(
     try:
         t = time.perf_counter()
         answered = await answer_items(
-            services, prepared.workspace_id, items, progress=progress, calibration=calibration
+            rt, prepared.workspace_id, items, progress=progress, calibration=calibration
         )
         answer_s = time.perf_counter() - t
     finally:
         if prepared.created and not keep:
             progress("deleting the throwaway workspace")
-            await ws_service.delete_workspace(services.db, prepared.workspace_id)
+            await ws_usecase.delete_workspace(rt, prepared.workspace_id)
     outcomes: list[dict[str, Any]] = []
     for item, view, seconds in answered:
         sid = prepared.sources.get(item.doc) if item.doc else None
@@ -691,7 +651,7 @@ async def evaluate(
             "calibration_path": (
                 getattr(calibration, "path", None) or "(explicit)"
                 if calibration is not None
-                else _calibration_path(services)
+                else _calibration_path(rt)
             ),
         },
         "engines": engines,
@@ -723,12 +683,12 @@ async def evaluate(
     }
 
 
-def _calibration_path(services: Services) -> str | None:
+def _calibration_path(rt: Runtime) -> str | None:
     try:
         from marginalia.answer.calibration import calibration_path
     except ImportError:
         return None
-    return str(calibration_path(services.settings))
+    return str(calibration_path(rt.settings))
 
 
 def fmt_rate(r: Mapping[str, Any]) -> str:
@@ -796,21 +756,16 @@ def render_markdown(report: Mapping[str, Any]) -> str:
 
 
 def write_reports(report: Mapping[str, Any], out_dir: Path = REPORTS_DIR) -> tuple[Path, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"qa-{report['set']['name']}"
-    json_path = out_dir / f"{stem}.json"
-    md_path = out_dir / f"{stem}.md"
-    json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    md_path.write_text(render_markdown(report), encoding="utf-8")
-    return json_path, md_path
+    return write_report(report, stem=stem, markdown=render_markdown(report), out_dir=out_dir)
 
 
-async def open_eval_services() -> Services:
-    """Services from the environment's settings (as the CLI opens them)."""
+async def open_eval_runtime() -> Runtime:
+    """The runtime from the environment's settings (as the CLI opens it)."""
     from marginalia.config import get_settings
-    from marginalia.services.container import open_services
+    from marginalia.runtime import open_runtime
 
-    return await open_services(get_settings())
+    return await open_runtime(get_settings())
 
 
 def load_threshold(calibration: Path | None, threshold: float | None) -> Any:
@@ -848,10 +803,10 @@ def run_qa_eval(
     chosen = load_threshold(calibration, threshold)
 
     async def go() -> dict[str, Any]:
-        services = await open_eval_services()
+        rt = await open_eval_runtime()
         try:
             return await evaluate(
-                services,
+                rt,
                 items,
                 files,
                 set_path=set_path,
@@ -864,7 +819,7 @@ def run_qa_eval(
                 progress=progress,
             )
         finally:
-            await services.close()
+            await rt.close()
 
     report = asyncio.run(go())
     if out_dir is not None:

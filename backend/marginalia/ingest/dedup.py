@@ -78,8 +78,14 @@ def record_from_row(row: Mapping[str, Any]) -> DedupRecord:
     return DedupRecord(id=row["id"], title=row.get("title"), keys=frozenset(keys))
 
 
-def match_cheap_layers(new: DedupRecord, existing: Iterable[DedupRecord]) -> DedupMatch | None:
-    """Layers 1 and 2. Identity beats title; the best title score wins among title matches."""
+def match_cheap_layers(
+    new: DedupRecord,
+    existing: Iterable[DedupRecord],
+    *,
+    title_threshold: float = TITLE_THRESHOLD,
+) -> DedupMatch | None:
+    """Layers 1 and 2. Identity beats title; the best title score wins among title matches
+    (``ingest.dedup_title_jaccard``)."""
     new_title = title_tokens(new.title)
     best: DedupMatch | None = None
     for record in existing:
@@ -92,7 +98,7 @@ def match_cheap_layers(new: DedupRecord, existing: Iterable[DedupRecord]) -> Ded
         if len(other) < MIN_TITLE_WORDS:
             continue
         score = jaccard(new_title, other)
-        if score >= TITLE_THRESHOLD and (best is None or score > best.score):
+        if score >= title_threshold and (best is None or score > best.score):
             best = DedupMatch(record.id, "title", score)
     return best
 

@@ -15,19 +15,20 @@ import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from sqlalchemy.exc import IntegrityError
 
 from marginalia.config import Settings
+from marginalia.db import Database
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.db.repositories.sources import NewChunk
+from marginalia.embed.base import Embedder
 from marginalia.embed.pinning import ensure_pinned
 from marginalia.errors import MarginaliaError, NotFoundError, PayloadTooLarge, UnsupportedMedia
 from marginalia.ingest.chunking import chunk_document
 from marginalia.ingest.dedup import (
-    EMBEDDING_THRESHOLD,
     DedupLayer,
     DedupRecord,
     embedding_layer_applies,
@@ -38,13 +39,28 @@ from marginalia.ingest.dedup import (
 from marginalia.ingest.documents import Chunk, ParsedDocument
 from marginalia.ingest.errors import DocumentError
 from marginalia.ingest.parse import parse_document
-from marginalia.services.container import Services
 from marginalia.sources.candidate import normalized_url
-from marginalia.storage import content_hash
+from marginalia.storage import FileStore, content_hash
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str, str], Awaitable[None]]
+
+
+class IngestContext(Protocol):
+    """What ingest uses (a :class:`marginalia.runtime.Runtime` is one)."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    @property
+    def files(self) -> FileStore: ...
 
 
 class IngestRefused(MarginaliaError):
@@ -197,7 +213,7 @@ class _Group:
 
 
 async def _prepare(
-    services: Services,
+    ctx: IngestContext,
     workspace_id: uuid.UUID,
     *,
     data: bytes,
@@ -210,11 +226,11 @@ async def _prepare(
 ) -> _Prepared | IngestOutcome | _Conflict:
     """Dedup by content hash, parse (unless ``parsed`` is given), dedup by identity and
     title, chunk. With ``pending``, a document matching one of those is a conflict."""
-    settings = services.settings
+    settings = ctx.settings
     meta = metadata or SourceMetadata()
     digest = content_hash(data)
 
-    async with services.db.session() as session:
+    async with ctx.db.session() as session:
         from marginalia.db.repositories import workspaces as workspaces_repo
 
         if await workspaces_repo.get(session, workspace_id) is None:
@@ -239,7 +255,8 @@ async def _prepare(
         ),
     )
     records = [record_from_row(row) for row in known]
-    match = match_cheap_layers(record, records)
+    title_threshold = settings.ingest.dedup_title_jaccard
+    match = match_cheap_layers(record, records, title_threshold=title_threshold)
     if match is not None:
         await progress(
             "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)"
@@ -247,11 +264,14 @@ async def _prepare(
         return IngestOutcome(
             filename, "duplicate", match.existing_id, match.layer, round(match.score, 4)
         )
-    if pending is not None and match_cheap_layers(record, pending.records) is not None:
+    if (
+        pending is not None
+        and match_cheap_layers(record, pending.records, title_threshold=title_threshold) is not None
+    ):
         return _Conflict()
 
     await progress("chunking", f"chunking {filename} ({parsed.page_count} pages)")
-    embedder = services.embedder
+    embedder = ctx.embedder
     chunks = await asyncio.to_thread(
         chunk_document,
         parsed,
@@ -268,12 +288,12 @@ async def _prepare(
     )
 
 
-async def _embed(services: Services, group: list[_Prepared]) -> list[np.ndarray]:
+async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
     """The chunk vectors of every document of ``group``, in one embedding call."""
-    embedder = services.embedder
+    embedder = ctx.embedder
     for p in group:
         await p.progress("embedding", f"embedding {len(p.chunks)} passages of {p.filename}")
-    await ensure_pinned(services.db, embedder)
+    await ensure_pinned(ctx.db, embedder)
     vectors = await embedder.embed_documents([c.text for p in group for c in p.chunks])
     out: list[np.ndarray] = []
     start = 0
@@ -284,7 +304,7 @@ async def _embed(services: Services, group: list[_Prepared]) -> list[np.ndarray]
 
 
 async def _store(
-    services: Services,
+    ctx: IngestContext,
     workspace_id: uuid.UUID,
     prepared: _Prepared,
     vectors: np.ndarray,
@@ -295,11 +315,11 @@ async def _store(
     p, filename, parsed = prepared, prepared.filename, prepared.parsed
     mean = _normalised_mean(vectors)
     if embedding_dedup:
-        async with services.db.session() as session:
+        async with ctx.db.session() as session:
             nearest = await sources_repo.nearest_by_mean_embedding(
                 session, workspace_id, mean, limit=1
             )
-        if nearest and nearest[0][1] >= EMBEDDING_THRESHOLD:
+        if nearest and nearest[0][1] >= ctx.settings.ingest.dedup_embedding:
             other = next((r for r in p.known if r.id == nearest[0][0]), None)
             if other is not None and embedding_layer_applies(p.record, other.has_scholarly_id):
                 await p.progress(
@@ -310,7 +330,7 @@ async def _store(
                 )
 
     await p.progress("storing", f"storing {filename}")
-    stored = await asyncio.to_thread(services.files.put, p.data)
+    stored = await asyncio.to_thread(ctx.files.put, p.data)
     meta, keys = p.meta, p.record.keys
     fields: dict[str, Any] = {
         "id": p.record.id,
@@ -339,7 +359,7 @@ async def _store(
     }
     new_chunks = [NewChunk.from_chunk(c, vectors[i]) for i, c in enumerate(p.chunks)]
     try:
-        async with services.db.transaction() as session:
+        async with ctx.db.transaction() as session:
             source = await sources_repo.insert_source(
                 session,
                 workspace_id=workspace_id,
@@ -349,7 +369,7 @@ async def _store(
             )
     except IntegrityError:
         # Another ingest of the same bytes won the race: one source, as promised.
-        async with services.db.session() as session:
+        async with ctx.db.session() as session:
             winner = await sources_repo.find_by_hash(session, workspace_id, p.digest)
         if winner is None:
             raise
@@ -363,7 +383,7 @@ async def _store(
 
 
 async def ingest_document(
-    services: Services,
+    ctx: IngestContext,
     workspace_id: uuid.UUID,
     *,
     data: bytes,
@@ -375,7 +395,7 @@ async def ingest_document(
 ) -> IngestOutcome:
     """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
     prepared = await _prepare(
-        services,
+        ctx,
         workspace_id,
         data=data,
         filename=filename,
@@ -386,8 +406,8 @@ async def ingest_document(
     if isinstance(prepared, IngestOutcome):
         return prepared
     assert isinstance(prepared, _Prepared)  # no pending set, so no conflict
-    (vectors,) = await _embed(services, [prepared])
-    return await _store(services, workspace_id, prepared, vectors, embedding_dedup=embedding_dedup)
+    (vectors,) = await _embed(ctx, [prepared])
+    return await _store(ctx, workspace_id, prepared, vectors, embedding_dedup=embedding_dedup)
 
 
 @dataclass
@@ -402,7 +422,7 @@ Result = tuple[int, IngestOutcome | MarginaliaError]
 
 
 async def ingest_many(
-    services: Services,
+    ctx: IngestContext,
     workspace_id: uuid.UUID,
     items: list[IngestItem],
     *,
@@ -423,7 +443,7 @@ async def ingest_many(
 
     def read_and_parse(item: IngestItem) -> tuple[bytes, ParsedDocument]:
         data = item.load()
-        return data, validate_document(data, item.filename, item.content_type, services.settings)
+        return data, validate_document(data, item.filename, item.content_type, ctx.settings)
 
     # Parse-ahead: at most PARSE_AHEAD documents are read and parsed before their turn.
     ahead: list[asyncio.Future[tuple[bytes, ParsedDocument]]] = []
@@ -458,7 +478,7 @@ async def ingest_many(
                 await progress(position)("parsing", f"parsing {item.filename}")
                 data, parsed = await current
                 prepared = await _prepare(
-                    services,
+                    ctx,
                     workspace_id,
                     data=data,
                     filename=item.filename,
@@ -491,7 +511,7 @@ async def ingest_many(
         out: list[Result] = []
         for n, prepared, vecs in zip(members, group, vectors, strict=True):
             try:
-                out.append((n, await _store(services, workspace_id, prepared, vecs)))
+                out.append((n, await _store(ctx, workspace_id, prepared, vecs)))
             except MarginaliaError as exc:
                 out.append((n, exc))
             finally:
@@ -506,7 +526,7 @@ async def ingest_many(
     def launch(formed: tuple[list[int], list[_Prepared], list[Result]]) -> None:
         members, group, done = formed
         if group or done:
-            embedding = asyncio.ensure_future(_embed(services, group)) if group else None
+            embedding = asyncio.ensure_future(_embed(ctx, group)) if group else None
             in_flight.append(_Group(members, group, done, embedding))
 
     try:
@@ -553,7 +573,7 @@ async def ingest_many(
             yield (
                 n,
                 await ingest_document(
-                    services,
+                    ctx,
                     workspace_id,
                     data=data,
                     filename=item.filename,

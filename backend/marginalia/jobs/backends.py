@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from marginalia.jobs.runner import run_job
 
 if TYPE_CHECKING:
-    from marginalia.services.container import Services
+    from marginalia.runtime import Runtime
 
 ARQ_FUNCTION = "run_marginalia_job"
 
@@ -28,13 +28,16 @@ class InProcessBackend:
     name = "in-process"
 
     def __init__(self) -> None:
-        # Set by open_services once the container that owns this backend exists.
-        self.services: Services | None = None
+        # Attached by open_runtime once the runtime that owns this backend exists.
+        self._runtime: Runtime | None = None
         self._tasks: dict[uuid.UUID, asyncio.Task[str]] = {}
 
+    def attach(self, runtime: Runtime) -> None:
+        self._runtime = runtime
+
     async def submit(self, job_id: uuid.UUID) -> None:
-        assert self.services is not None, "InProcessBackend used before open_services attached it"
-        task = asyncio.create_task(run_job(self.services, job_id, backend=self.name))
+        assert self._runtime is not None, "InProcessBackend used before open_runtime attached it"
+        task = asyncio.create_task(run_job(self._runtime, job_id, backend=self.name))
         self._tasks[job_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(job_id, None))
 

@@ -11,7 +11,7 @@ from marginalia.db import Database
 from marginalia.db.repositories import jobs as jobs_repo
 
 if TYPE_CHECKING:
-    from marginalia.services.container import Services
+    from marginalia.runtime import Runtime
 
 
 class JobCancelled(Exception):
@@ -27,7 +27,8 @@ class JobContext:
     workspace_id: uuid.UUID | None
     db: Database
     settings: Settings
-    services: Services
+    # The process's composition root: job functions (in marginalia.usecases) run flows on it.
+    runtime: Runtime
     resumed: bool = False
     _cancelled: bool = field(default=False, repr=False)
 

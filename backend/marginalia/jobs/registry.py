@@ -44,11 +44,12 @@ def load_job_modules() -> None:
         importlib.import_module(module)
 
 
-# Each stage package that defines jobs is listed here.
+# Each module that defines jobs is listed here: the flows' jobs live with their use case.
 _JOB_MODULES = [
     "marginalia.jobs.diagnostics",
-    "marginalia.ingest.jobs",
     "marginalia.embed.reembed",
-    "marginalia.knowledge.jobs",
-    "marginalia.discovery.jobs",
+    "marginalia.usecases.sources",
+    "marginalia.usecases.knowledge",
+    "marginalia.usecases.paths",
+    "marginalia.usecases.research",
 ]

@@ -15,7 +15,7 @@ from marginalia.jobs.context import JobCancelled, JobContext
 from marginalia.jobs.registry import get_job_function
 
 if TYPE_CHECKING:
-    from marginalia.services.container import Services
+    from marginalia.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +24,9 @@ def worker_name(backend: str) -> str:
     return f"{backend}:{socket.gethostname()}:{os.getpid()}"
 
 
-async def run_job(services: Services, job_id: uuid.UUID, *, backend: str) -> str:
+async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
     """Execute a queued job; returns its final status ('skipped' if it was not claimable)."""
-    db, settings = services.db, services.settings
+    db, settings = runtime.db, runtime.settings
     async with db.transaction() as session:
         job = await jobs_repo.claim(session, job_id, worker_name(backend))
         if job is None:
@@ -48,7 +48,7 @@ async def run_job(services: Services, job_id: uuid.UUID, *, backend: str) -> str
         workspace_id=job.workspace_id,
         db=db,
         settings=settings,
-        services=services,
+        runtime=runtime,
         resumed=resumed,
     )
     beat = asyncio.create_task(_heartbeat(ctx, settings.jobs.heartbeat_s))

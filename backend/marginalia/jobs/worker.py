@@ -10,7 +10,7 @@ from marginalia.config import Settings, get_settings
 from marginalia.jobs.backends import ARQ_FUNCTION
 from marginalia.jobs.registry import load_job_modules
 from marginalia.jobs.runner import run_job
-from marginalia.services.container import open_services
+from marginalia.runtime import open_runtime
 
 log = logging.getLogger(__name__)
 
@@ -18,21 +18,21 @@ log = logging.getLogger(__name__)
 async def _startup(ctx: dict[str, Any]) -> None:
     settings: Settings = ctx.get("settings") or get_settings()
     load_job_modules()
-    services = await open_services(settings)
-    ctx["services"] = services
-    recovered = await services.jobs.recover_stale()
+    runtime = await open_runtime(settings)
+    ctx["runtime"] = runtime
+    recovered = await runtime.jobs.recover_stale()
     if recovered:
         log.warning("marked %d stale job(s) as interrupted", len(recovered))
 
 
 async def _shutdown(ctx: dict[str, Any]) -> None:
-    services = ctx.get("services")
-    if services is not None:
-        await services.close()
+    runtime = ctx.get("runtime")
+    if runtime is not None:
+        await runtime.close()
 
 
 async def run_marginalia_job(ctx: dict[str, Any], job_id: str) -> str:
-    return await run_job(ctx["services"], uuid.UUID(job_id), backend="arq")
+    return await run_job(ctx["runtime"], uuid.UUID(job_id), backend="arq")
 
 
 run_marginalia_job.__qualname__ = ARQ_FUNCTION

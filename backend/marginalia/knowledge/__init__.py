@@ -1,26 +1,40 @@
-"""The "understand" stage: pure, deterministic knowledge functions (no database, no LLM).
+"""The "understand" stage (DESIGN §1): extraction, the concept graph, claims and evidence,
+source edges, redundancy clusters, quality, wiki pages and learning paths.
+
+Pure algorithms — no database, no model (these names are re-exported here):
 
 * :mod:`.schemas` — the unified extraction result an LLM or the offline engine fills;
 * :mod:`.text` — stop words, title tokens, Jaccard, sentence spans, slugs;
-* :mod:`.extraction` — the offline extractive engine;
-* :mod:`.concepts` — concept normalisation, merging, levels, edges, graph analysis;
+* :mod:`.extraction` (with :mod:`.sentences`, :mod:`.acronyms`, :mod:`.keyphrases`) — the
+  offline extractive engine;
+* :mod:`.concepts`, :mod:`.concept_graph` — concept normalisation, merging, levels, edges,
+  graph analysis;
 * :mod:`.edges` — deterministic source-to-source edges;
 * :mod:`.clusters` — redundancy clusters (average linkage);
 * :mod:`.quality` — quality scores;
 * :mod:`.paths` — learning path planning;
 * :mod:`.wiki` — offline wiki pages with citations and resolvable links.
+
+The LLM engine: :mod:`.llm_extraction` (prompts, validated structured calls, the offline
+fallback). Model-backed, no database: :mod:`.vectors` (embedding long texts).
+
+On the database, through :class:`.context.KnowledgeContext`:
+
+* the update side — :mod:`.update` (``update_for_source``, ``remove_source``,
+  ``rebuild_workspace``) with :mod:`.concept_store`, :mod:`.linking`, :mod:`.wiki_update`;
+* the read side — :mod:`.read` (graph, concepts, claims, wiki) and :mod:`.learning_path`;
+* storage — :mod:`.repository` (all of the stage's SQL).
 """
 
 from marginalia.knowledge.clusters import RedundancyCluster, redundancy_clusters
-from marginalia.knowledge.concepts import (
+from marginalia.knowledge.concept_graph import (
     CanonicalConcept,
     ConceptEdge,
     ConceptGraphData,
     GraphAnalysis,
     analyze,
-    merge_concepts,
-    normalize_concept,
 )
+from marginalia.knowledge.concepts import merge_concepts, normalize_concept
 from marginalia.knowledge.edges import (
     EdgeSignals,
     SourceEdge,
@@ -28,7 +42,7 @@ from marginalia.knowledge.edges import (
     all_edges,
     edges_for_new_source,
 )
-from marginalia.knowledge.extraction import ChunkText, combined_acronyms, extract_offline
+from marginalia.knowledge.extraction import combined_acronyms, extract_offline
 from marginalia.knowledge.paths import LearningPathPlan, PathSource, PathStep, plan_learning_path
 from marginalia.knowledge.quality import QualityScore, quality_score
 from marginalia.knowledge.schemas import (
@@ -38,6 +52,7 @@ from marginalia.knowledge.schemas import (
     ExtractedConcept,
     Extraction,
 )
+from marginalia.knowledge.sentences import ChunkText
 from marginalia.knowledge.wiki import (
     CitedSentence,
     WikiConcept,

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, ChunkText, extract_offline
+from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline
 from marginalia.knowledge.schemas import EvidenceJudgement, ExtractedClaim, Extraction
+from marginalia.knowledge.sentences import ChunkText
 from marginalia.knowledge.text import normalize_whitespace
 from marginalia.llm.base import LLMProvider
 from marginalia.llm.errors import LLMError
@@ -68,12 +69,17 @@ Rules:
 """
 
 
-def extraction_prompt(title: str | None, abstract: str | None, chunks: Sequence[ChunkText]) -> str:
+def extraction_prompt(
+    title: str | None,
+    abstract: str | None,
+    chunks: Sequence[ChunkText],
+    claim_chunk_limit: int = CLAIM_CHUNK_LIMIT,
+) -> str:
     parts = [f"Title: {title or '(untitled)'}"]
     if abstract and abstract.strip():
         parts.append(f"Abstract:\n{abstract.strip()}")
     budget = PROMPT_CHAR_BUDGET
-    for chunk in sorted(chunks, key=lambda c: c.index)[:CLAIM_CHUNK_LIMIT]:
+    for chunk in sorted(chunks, key=lambda c: c.index)[:claim_chunk_limit]:
         if budget <= 0:
             break
         body = chunk.text[:budget]
@@ -83,7 +89,10 @@ def extraction_prompt(title: str | None, abstract: str | None, chunks: Sequence[
 
 
 def _verified_claims(
-    claims: Sequence[ExtractedClaim], abstract: str | None, chunks: Sequence[ChunkText]
+    claims: Sequence[ExtractedClaim],
+    abstract: str | None,
+    chunks: Sequence[ChunkText],
+    claim_chunk_limit: int = CLAIM_CHUNK_LIMIT,
 ) -> list[ExtractedClaim]:
     """Keep quotes that are verbatim (whitespace-normalised) in the chunk they name."""
     texts = {c.index: normalize_whitespace(c.text) for c in chunks}
@@ -98,7 +107,7 @@ def _verified_claims(
             out.append(claim)
             continue
         found = next((i for i, t in sorted(texts.items()) if quote in t), None)
-        if found is not None and found < CLAIM_CHUNK_LIMIT:
+        if found is not None and found < claim_chunk_limit:
             out.append(ExtractedClaim(text=claim.text, chunk_index=found, quote=claim.quote))
         elif claim.chunk_index is None and quote in abstract_norm:
             out.append(claim)
@@ -119,26 +128,34 @@ async def extract_source(
     title: str | None,
     abstract: str | None,
     chunks: Sequence[ChunkText],
+    *,
+    claim_chunk_limit: int = CLAIM_CHUNK_LIMIT,
 ) -> ExtractionResult:
-    """The unified extraction of one source (LLM when generative, offline otherwise)."""
+    """The unified extraction of one source (LLM when generative, offline otherwise);
+    claims come from the first ``claim_chunk_limit`` chunks."""
+    limit = claim_chunk_limit
     if is_generative(provider):
         assert provider is not None
         try:
             result = await provider.structured(
                 task="extraction",
                 system=EXTRACTION_SYSTEM,
-                prompt=extraction_prompt(title, abstract, chunks),
+                prompt=extraction_prompt(title, abstract, chunks, limit),
                 schema=Extraction,
             )
-            claims = _verified_claims(result.claims, abstract, chunks)
+            claims = _verified_claims(result.claims, abstract, chunks, limit)
             return ExtractionResult(
                 result.model_copy(update={"claims": claims}), engine_name(provider)
             )
         except LLMError as exc:
             log.warning("LLM extraction failed, using the offline engine: %s", exc)
-            offline = await asyncio.to_thread(extract_offline, title, abstract, chunks)
+            offline = await asyncio.to_thread(
+                extract_offline, title, abstract, chunks, claim_chunk_limit=limit
+            )
             return ExtractionResult(offline, OFFLINE_ENGINE, fallback_reason=str(exc))
-    offline = await asyncio.to_thread(extract_offline, title, abstract, chunks)
+    offline = await asyncio.to_thread(
+        extract_offline, title, abstract, chunks, claim_chunk_limit=limit
+    )
     return ExtractionResult(offline, OFFLINE_ENGINE)
 
 

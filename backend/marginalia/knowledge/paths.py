@@ -29,7 +29,7 @@ from typing import Literal
 
 import networkx as nx
 
-from marginalia.knowledge.concepts import ConceptEdge
+from marginalia.knowledge.concept_graph import ConceptEdge
 
 Difficulty = Literal["beginner", "intermediate", "advanced"]
 

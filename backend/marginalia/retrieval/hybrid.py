@@ -41,7 +41,7 @@ from marginalia.retrieval.legs import (
     lexical_leg,
     vector_leg,
 )
-from marginalia.retrieval.rerank import Reranker, reranker_from_settings
+from marginalia.retrieval.rerank import Reranker
 from marginalia.retrieval.trace import FusedEntry, LegTrace, RankedEntry, RetrievalTrace
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ DEFAULT_TRACE_DEPTH = 20
 
 
 class RetrievalContext(Protocol):
-    """What retrieval needs; :class:`marginalia.services.container.Services` is one."""
+    """What retrieval needs; :class:`marginalia.runtime.Runtime` is one."""
 
     @property
     def db(self) -> Database: ...
@@ -65,6 +65,11 @@ class RetrievalContext(Protocol):
 
     @property
     def settings(self) -> Settings: ...
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The configured cross-encoder (loaded once by the owner), None when off."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -308,5 +313,5 @@ def _resolve_reranker(ctx: RetrievalContext, rerank: bool | Reranker) -> Reranke
     if rerank is False:
         return None
     if rerank is True:
-        return reranker_from_settings(ctx.settings.retrieval)
+        return ctx.reranker
     return rerank

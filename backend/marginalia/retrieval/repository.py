@@ -12,10 +12,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from marginalia.config import get_settings
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, SCORE_SQL, BM25Params
-
-_DIM = get_settings().embedding.dim
 
 
 @dataclass(frozen=True)
@@ -200,7 +197,7 @@ _VECTOR_WORKSPACE_SQL = text(
             ORDER BY embedding <=> :q
             LIMIT :depth)
        SELECT id, source_id, distance FROM nn ORDER BY distance, id"""
-).bindparams(bindparam("q", type_=Vector(_DIM)))
+).bindparams(bindparam("q", type_=Vector()))
 
 # One source has few chunks: an exact scan through the source_id index is both exact
 # and faster than walking the HNSW graph for a handful of matching rows.
@@ -210,7 +207,7 @@ _VECTOR_SOURCE_SQL = text(
              FROM chunks
             WHERE source_id = :src AND workspace_id = :ws AND embedding IS NOT NULL)
        SELECT id, source_id, distance FROM c ORDER BY distance, id LIMIT :depth"""
-).bindparams(bindparam("q", type_=Vector(_DIM)))
+).bindparams(bindparam("q", type_=Vector()))
 
 
 # Whether the server's pgvector has iterative index scans (0.8+), per database URL.
@@ -302,7 +299,7 @@ _CONCEPTS_NEAR_SQL = text(
         WHERE workspace_id = :ws AND embedding IS NOT NULL
         ORDER BY embedding <=> :q
         LIMIT :limit"""
-).bindparams(bindparam("q", type_=Vector(_DIM)))
+).bindparams(bindparam("q", type_=Vector()))
 
 
 async def concepts_near(
@@ -382,3 +379,34 @@ async def chunk_rows(
         int(r[0]): ChunkRow(int(r[0]), r[1], str(r[2]), str(r[3]), r[4], r[5], r[6], r[7], r[8])
         for r in result.all()
     }
+
+
+# ------------------------------------------------------------------------- BEIR
+
+
+async def beir_chunk_documents(
+    session: AsyncSession, workspace_id: uuid.UUID, url_prefix: str
+) -> dict[int, str]:
+    """chunk id → its source's URL, for sources whose URL starts with ``url_prefix``."""
+    result = await session.execute(
+        text(
+            "SELECT c.id, s.url FROM chunks c JOIN sources s ON s.id = c.source_id "
+            "WHERE c.workspace_id = :ws AND s.url LIKE :prefix"
+        ),
+        {"ws": workspace_id, "prefix": url_prefix + "%"},
+    )
+    return {int(r[0]): str(r[1]) for r in result.all()}
+
+
+async def workspace_size(session: AsyncSession, workspace_id: uuid.UUID) -> tuple[int, int]:
+    """``(sources, chunks)`` of a workspace."""
+    row = (
+        await session.execute(
+            text(
+                "SELECT (SELECT count(*) FROM sources WHERE workspace_id = :ws), "
+                "(SELECT count(*) FROM chunks WHERE workspace_id = :ws)"
+            ),
+            {"ws": workspace_id},
+        )
+    ).one()
+    return int(row[0]), int(row[1])

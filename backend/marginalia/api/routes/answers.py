@@ -1,4 +1,4 @@
-"""Ask (NDJSON stream) and conversations. Thin: the answer package does the work."""
+"""Ask (NDJSON stream) and conversations. Thin: :mod:`marginalia.usecases.ask` runs the flow."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response, status
 from fastapi.responses import StreamingResponse
 
-from marginalia.answer import service
 from marginalia.answer.schemas import (
     AskRequest,
     ConversationDetail,
     ConversationOut,
     MessageOut,
 )
-from marginalia.answer.streaming import MEDIA_TYPE, ask_events, ndjson
-from marginalia.api.deps import ServicesDep
+from marginalia.answer.streaming import MEDIA_TYPE, ndjson
+from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut
+from marginalia.usecases import ask, conversations
 
 router = APIRouter(
     prefix="/api",
@@ -39,9 +39,9 @@ _STREAM_DOC: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _stream(services: ServicesDep, plan: service.AskPlan) -> StreamingResponse:
+def _stream(rt: RuntimeDep, plan: ask.AskPlan) -> StreamingResponse:
     return StreamingResponse(
-        ndjson(ask_events(services, plan)),
+        ndjson(ask.ask(rt, plan)),
         media_type=MEDIA_TYPE,
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
@@ -54,15 +54,15 @@ def _stream(services: ServicesDep, plan: service.AskPlan) -> StreamingResponse:
     summary="Ask the workspace (streamed NDJSON)",
 )
 async def ask_workspace(
-    workspace_id: uuid.UUID, body: AskRequest, services: ServicesDep
+    workspace_id: uuid.UUID, body: AskRequest, rt: RuntimeDep
 ) -> StreamingResponse:
-    plan = await service.prepare_ask(
-        services,
+    plan = await ask.prepare(
+        rt,
         question=body.question,
         workspace_id=workspace_id,
         conversation_id=body.conversation_id,
     )
-    return _stream(services, plan)
+    return _stream(rt, plan)
 
 
 @router.post(
@@ -71,35 +71,33 @@ async def ask_workspace(
     responses=_STREAM_DOC,
     summary="Ask one paper (streamed NDJSON); only its passages are searched",
 )
-async def ask_source(
-    source_id: uuid.UUID, body: AskRequest, services: ServicesDep
-) -> StreamingResponse:
-    plan = await service.prepare_ask(
-        services,
+async def ask_source(source_id: uuid.UUID, body: AskRequest, rt: RuntimeDep) -> StreamingResponse:
+    plan = await ask.prepare(
+        rt,
         question=body.question,
         source_id=source_id,
         conversation_id=body.conversation_id,
     )
-    return _stream(services, plan)
+    return _stream(rt, plan)
 
 
 @router.get("/workspaces/{workspace_id}/conversations", response_model=list[ConversationOut])
 async def list_conversations(
     workspace_id: uuid.UUID,
-    services: ServicesDep,
+    rt: RuntimeDep,
     source_id: Annotated[uuid.UUID | None, Query(description="only this paper's")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[ConversationOut]:
-    rows = await service.list_conversations(
-        services, workspace_id, source_id=source_id, limit=limit, offset=offset
+    rows = await conversations.list_conversations(
+        rt, workspace_id, source_id=source_id, limit=limit, offset=offset
     )
     return [ConversationOut.model_validate(c) for c in rows]
 
 
 @router.get("/conversations/{conversation_id}", response_model=ConversationDetail)
-async def get_conversation(conversation_id: uuid.UUID, services: ServicesDep) -> ConversationDetail:
-    conversation, messages = await service.get_conversation(services, conversation_id)
+async def get_conversation(conversation_id: uuid.UUID, rt: RuntimeDep) -> ConversationDetail:
+    conversation, messages = await conversations.get_conversation(rt, conversation_id)
     return ConversationDetail(
         **ConversationOut.model_validate(conversation).model_dump(),
         messages=[MessageOut.model_validate(m) for m in messages],
@@ -107,6 +105,6 @@ async def get_conversation(conversation_id: uuid.UUID, services: ServicesDep) ->
 
 
 @router.delete("/conversations/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_conversation(conversation_id: uuid.UUID, services: ServicesDep) -> Response:
-    await service.delete_conversation(services, conversation_id)
+async def delete_conversation(conversation_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    await conversations.delete_conversation(rt, conversation_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

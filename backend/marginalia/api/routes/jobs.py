@@ -9,9 +9,10 @@ from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from marginalia.api.deps import JobsDep
+from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
-from marginalia.jobs.events import event_payload, follow_events
+from marginalia.jobs.events import event_payload
+from marginalia.usecases import jobs as service
 
 router = APIRouter(
     prefix="/api/jobs",
@@ -27,36 +28,38 @@ class PingRequest(BaseModel):
 
 
 @router.get("", response_model=list[JobOut])
-async def list_jobs(jobs: JobsDep, limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[JobOut]:
-    return [JobOut.model_validate(j) for j in await jobs.list_recent(limit)]
+async def list_jobs(
+    rt: RuntimeDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> list[JobOut]:
+    return [JobOut.model_validate(j) for j in await service.list_jobs(rt, limit)]
 
 
 @router.post(
     "/ping", status_code=202, response_model=JobOut, summary="Run the diagnostic ticker job"
 )
-async def ping(body: PingRequest, jobs: JobsDep) -> JobOut:
-    job = await jobs.submit("diagnostics.ticker", body.model_dump())
+async def ping(body: PingRequest, rt: RuntimeDep) -> JobOut:
+    job = await service.ping(rt, steps=body.steps, interval_s=body.interval_s)
     return JobOut.model_validate(job)
 
 
 @router.get("/{job_id}", response_model=JobOut)
-async def get_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
-    return JobOut.model_validate(await jobs.get(job_id))
+async def get_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
+    return JobOut.model_validate(await service.get_job(rt, job_id))
 
 
 @router.post("/{job_id}/resume", response_model=JobOut, summary="Re-run from the last checkpoint")
-async def resume_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
-    return JobOut.model_validate(await jobs.resume(job_id))
+async def resume_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
+    return JobOut.model_validate(await service.resume_job(rt, job_id))
 
 
 @router.post("/{job_id}/retry", response_model=JobOut, summary="Re-run from the start")
-async def retry_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
-    return JobOut.model_validate(await jobs.retry(job_id))
+async def retry_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
+    return JobOut.model_validate(await service.retry_job(rt, job_id))
 
 
 @router.post("/{job_id}/cancel", response_model=JobOut)
-async def cancel_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
-    return JobOut.model_validate(await jobs.cancel(job_id))
+async def cancel_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
+    return JobOut.model_validate(await service.cancel_job(rt, job_id))
 
 
 @router.get(
@@ -67,11 +70,11 @@ async def cancel_job(job_id: uuid.UUID, jobs: JobsDep) -> JobOut:
 )
 async def job_events(
     job_id: uuid.UUID,
-    jobs: JobsDep,
+    rt: RuntimeDep,
     last_event_id: Annotated[str | None, Header()] = None,
     after: Annotated[int | None, Query(ge=0, description="alternative to Last-Event-ID")] = None,
 ) -> StreamingResponse:
-    await jobs.get(job_id)  # 404 before the stream starts
+    await service.get_job(rt, job_id)  # 404 before the stream starts
     start = after or 0
     if last_event_id:
         try:
@@ -80,7 +83,7 @@ async def job_events(
             start = 0
 
     async def stream() -> AsyncIterator[str]:
-        async for event in follow_events(jobs.db, job_id, after_id=start):
+        async for event in service.job_events(rt, job_id, after_id=start):
             payload = event_payload(event)
             yield f"id: {event.id}\nevent: {event.type}\ndata: {json.dumps(payload)}\n\n"
 

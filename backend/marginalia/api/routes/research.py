@@ -1,5 +1,5 @@
-"""Research runs and BibTeX import/export for a workspace (thin: the discovery package
-does the work; progress streams from ``GET /api/jobs/{id}/events``)."""
+"""Research runs and BibTeX import/export for a workspace (thin: the research use case
+runs the flow; progress streams from ``GET /api/jobs/{id}/events``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from marginalia.api.deps import ServicesDep
+from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
-from marginalia.discovery import jobs as research_jobs
-from marginalia.discovery.bibtex_io import export_bibtex, submit_bibtex_import
-from marginalia.services.workspaces import get_workspace, update_workspace
+from marginalia.usecases import research
 
 router = APIRouter(
     prefix="/api/workspaces",
@@ -48,17 +46,14 @@ class ResearchRequest(BaseModel):
     summary="Run the research pipeline; returns the job (stream its events for progress)",
 )
 async def start_research(
-    workspace_id: uuid.UUID, services: ServicesDep, body: ResearchRequest | None = None
+    workspace_id: uuid.UUID, rt: RuntimeDep, body: ResearchRequest | None = None
 ) -> JobOut:
     request = body or ResearchRequest()
-    workspace = await get_workspace(services.db, workspace_id)
-    description = (request.description or "").strip()
-    if description and description != workspace.description:
-        await update_workspace(services.db, workspace_id, {"description": description})
-    job = await research_jobs.submit_research(
-        services,
+    job = await research.submit_research(
+        rt,
         workspace_id,
-        description=description or None,
+        description=request.description,
+        save_description=True,
         max_sources=request.max_sources,
         per_source_limit=request.per_source_limit,
         queries=request.queries,
@@ -76,11 +71,11 @@ async def start_research(
 )
 async def import_bibtex(
     workspace_id: uuid.UUID,
-    services: ServicesDep,
+    rt: RuntimeDep,
     bibtex: Annotated[str, Body(media_type="application/x-bibtex")],
     fetch: bool = True,
 ) -> JobOut:
-    job = await submit_bibtex_import(services, workspace_id, bibtex, fetch=fetch)
+    job = await research.submit_bibtex_import(rt, workspace_id, bibtex, fetch=fetch)
     return JobOut.model_validate(job)
 
 
@@ -90,8 +85,8 @@ async def import_bibtex(
     responses={200: {"content": {"application/x-bibtex": {}}}},
     summary="The workspace's sources as BibTeX",
 )
-async def get_bibtex(workspace_id: uuid.UUID, services: ServicesDep) -> Response:
-    text = await export_bibtex(services, workspace_id)
+async def get_bibtex(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    text = await research.export_bibtex(rt, workspace_id)
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",

@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, File, Header, Query, Request, Response, UploadFile, status
 from fastapi.responses import StreamingResponse
 
-from marginalia.api.deps import ServicesDep
+from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ChunkOut, ErrorOut, JobOut, PageOut, SourceOut
-from marginalia.errors import NotFoundError, PayloadTooLarge, ValidationFailed
-from marginalia.services import sources as service
+from marginalia.errors import PayloadTooLarge, ValidationFailed
+from marginalia.usecases import sources as service
 
 router = APIRouter(
     prefix="/api",
@@ -35,64 +35,64 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 async def upload_sources(
     workspace_id: uuid.UUID,
     request: Request,
-    services: ServicesDep,
+    rt: RuntimeDep,
     files: Annotated[list[UploadFile], File(description="one or more documents")],
 ) -> JobOut:
-    limit = services.settings.ingest.max_upload_mb * 1024 * 1024
+    limit = rt.settings.ingest.max_upload_mb * 1024 * 1024
     declared = int(request.headers.get("content-length") or 0)
     if declared > limit * max(1, len(files)) + 1024 * 1024:
         raise PayloadTooLarge(
-            f"the upload is larger than the {services.settings.ingest.max_upload_mb} MB limit per file"
+            f"the upload is larger than the {rt.settings.ingest.max_upload_mb} MB limit per file"
         )
     uploads: list[service.Upload] = []
     for upload in files:
         if upload.size is not None and upload.size > limit:
             raise PayloadTooLarge(
                 f"“{upload.filename}” is {upload.size / 1e6:.1f} MB; the limit is "
-                f"{services.settings.ingest.max_upload_mb} MB per file"
+                f"{rt.settings.ingest.max_upload_mb} MB per file"
             )
         data = await upload.read(limit + 1)
         if len(data) > limit:
             raise PayloadTooLarge(
-                f"“{upload.filename}” exceeds the {services.settings.ingest.max_upload_mb} MB limit per file"
+                f"“{upload.filename}” exceeds the {rt.settings.ingest.max_upload_mb} MB limit per file"
             )
         uploads.append(service.Upload(upload.filename or "upload", data, upload.content_type))
     if not uploads:
         raise ValidationFailed("no files in the upload")
-    job = await service.submit_uploads(services, workspace_id, uploads)
+    job = await service.submit_uploads(rt, workspace_id, uploads)
     return JobOut.model_validate(job)
 
 
 @router.get("/workspaces/{workspace_id}/sources", response_model=list[SourceOut])
 async def list_sources(
     workspace_id: uuid.UUID,
-    services: ServicesDep,
+    rt: RuntimeDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[SourceOut]:
-    sources = await service.list_sources(services, workspace_id, limit=limit, offset=offset)
+    sources = await service.list_sources(rt, workspace_id, limit=limit, offset=offset)
     return [SourceOut.model_validate(s) for s in sources]
 
 
 @router.get("/sources/{source_id}", response_model=SourceOut)
-async def get_source(source_id: uuid.UUID, services: ServicesDep) -> SourceOut:
-    return SourceOut.model_validate(await service.get_source(services, source_id))
+async def get_source(source_id: uuid.UUID, rt: RuntimeDep) -> SourceOut:
+    return SourceOut.model_validate(await service.get_source(rt, source_id))
 
 
 @router.delete("/sources/{source_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_source(source_id: uuid.UUID, services: ServicesDep) -> Response:
-    await service.delete_source(services, source_id)
+async def delete_source(source_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    await service.delete_source(rt, source_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.get("/sources/{source_id}/chunks", response_model=list[ChunkOut])
 async def source_chunks(
     source_id: uuid.UUID,
-    services: ServicesDep,
+    rt: RuntimeDep,
     limit: Annotated[int, Query(ge=1, le=5000)] = 1000,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[ChunkOut]:
-    chunks = await service.source_chunks(services, source_id, limit=limit, offset=offset)
+    chunks = await service.source_chunks(rt, source_id, limit=limit, offset=offset)
     return [ChunkOut.model_validate(c) for c in chunks]
 
 
@@ -101,8 +101,8 @@ async def source_chunks(
     response_model=list[PageOut],
     summary="Per-page text (chunk offsets point into it)",
 )
-async def source_pages(source_id: uuid.UUID, services: ServicesDep) -> list[PageOut]:
-    return [PageOut.model_validate(p) for p in await service.source_pages(services, source_id)]
+async def source_pages(source_id: uuid.UUID, rt: RuntimeDep) -> list[PageOut]:
+    return [PageOut.model_validate(p) for p in await service.source_pages(rt, source_id)]
 
 
 @router.get(
@@ -117,13 +117,11 @@ async def source_pages(source_id: uuid.UUID, services: ServicesDep) -> list[Page
 )
 async def source_file(
     source_id: uuid.UUID,
-    services: ServicesDep,
+    rt: RuntimeDep,
     range_header: Annotated[str | None, Header(alias="range")] = None,
 ) -> Response:
-    source = await service.get_source(services, source_id)
-    if not source.file_key or not services.files.exists(source.file_key):
-        raise NotFoundError(f"source {source_id} has no stored file")
-    size = services.files.size(source.file_key)
+    stored = await service.source_file(rt, source_id)
+    source, size = stored.source, stored.size
     media = source.content_type or "application/octet-stream"
     headers = {
         "Accept-Ranges": "bytes",
@@ -141,10 +139,10 @@ async def source_file(
         end = min(end, size - 1)
         if start > end or start >= size:
             return _unsatisfiable(size)
-        body = services.files.read_range(source.file_key, start, end)
+        body = await stored.read(start, end)
         headers["Content-Range"] = f"bytes {start}-{end}/{size}"
         return Response(body, status_code=206, media_type=media, headers=headers)
-    return Response(services.files.get(source.file_key), media_type=media, headers=headers)
+    return Response(await stored.read(), media_type=media, headers=headers)
 
 
 def _unsatisfiable(size: int) -> Response:

@@ -4,7 +4,7 @@ import uuid
 
 from fastapi import APIRouter, Response, status
 
-from marginalia.api.deps import DatabaseDep, ServicesDep
+from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import (
     ErrorOut,
     WorkspaceCreate,
@@ -12,8 +12,7 @@ from marginalia.api.schemas import (
     WorkspaceOut,
     WorkspaceUpdate,
 )
-from marginalia.knowledge.service import refresh_relevance
-from marginalia.services import workspaces as service
+from marginalia.usecases import workspaces as service
 
 router = APIRouter(
     prefix="/api/workspaces",
@@ -23,20 +22,20 @@ router = APIRouter(
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=WorkspaceOut)
-async def create_workspace(body: WorkspaceCreate, db: DatabaseDep) -> WorkspaceOut:
-    workspace = await service.create_workspace(db, name=body.name, description=body.description)
+async def create_workspace(body: WorkspaceCreate, rt: RuntimeDep) -> WorkspaceOut:
+    workspace = await service.create_workspace(rt, name=body.name, description=body.description)
     return WorkspaceOut.model_validate(workspace)
 
 
 @router.get("", response_model=list[WorkspaceOut])
-async def list_workspaces(db: DatabaseDep) -> list[WorkspaceOut]:
-    return [WorkspaceOut.model_validate(w) for w in await service.list_workspaces(db)]
+async def list_workspaces(rt: RuntimeDep) -> list[WorkspaceOut]:
+    return [WorkspaceOut.model_validate(w) for w in await service.list_workspaces(rt)]
 
 
 @router.get("/{workspace_id}", response_model=WorkspaceDetail)
-async def get_workspace(workspace_id: uuid.UUID, db: DatabaseDep) -> WorkspaceDetail:
-    workspace = await service.get_workspace(db, workspace_id)
-    counts = await service.workspace_counts(db, workspace_id)
+async def get_workspace(workspace_id: uuid.UUID, rt: RuntimeDep) -> WorkspaceDetail:
+    workspace = await service.get_workspace(rt, workspace_id)
+    counts = await service.workspace_counts(rt, workspace_id)
     return WorkspaceDetail.model_validate(
         {**WorkspaceOut.model_validate(workspace).model_dump(), "counts": counts}
     )
@@ -44,17 +43,14 @@ async def get_workspace(workspace_id: uuid.UUID, db: DatabaseDep) -> WorkspaceDe
 
 @router.patch("/{workspace_id}", response_model=WorkspaceOut)
 async def update_workspace(
-    workspace_id: uuid.UUID, body: WorkspaceUpdate, services: ServicesDep
+    workspace_id: uuid.UUID, body: WorkspaceUpdate, rt: RuntimeDep
 ) -> WorkspaceOut:
     changes = body.model_dump(exclude_unset=True, exclude_none=True)
-    before = await service.get_workspace(services.db, workspace_id)
-    workspace = await service.update_workspace(services.db, workspace_id, changes)
-    if workspace.description != before.description:
-        await refresh_relevance(services, workspace_id)  # relevance is scored against it
+    workspace = await service.update_workspace(rt, workspace_id, changes)
     return WorkspaceOut.model_validate(workspace)
 
 
 @router.delete("/{workspace_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_workspace(workspace_id: uuid.UUID, db: DatabaseDep) -> Response:
-    await service.delete_workspace(db, workspace_id)
+async def delete_workspace(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    await service.delete_workspace(rt, workspace_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

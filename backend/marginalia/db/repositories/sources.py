@@ -241,12 +241,17 @@ async def list_for_workspace(
     return list(result.scalars().all())
 
 
-async def identities(session: AsyncSession, workspace_id: uuid.UUID) -> list[dict[str, Any]]:
-    """What the dedup cascade compares against: ids, titles and identifiers."""
+async def identities(
+    session: AsyncSession, workspace_id: uuid.UUID, *, with_abstract: bool = False
+) -> list[dict[str, Any]]:
+    """What the dedup cascade compares against: ids, titles and identifiers (and the
+    abstracts, for research's embedding layer)."""
+    extra = [col(Source.abstract)] if with_abstract else []
     result = await session.execute(
         select(
             col(Source.id),
             col(Source.title),
+            *extra,
             col(Source.normalized_url),
             col(Source.doi),
             col(Source.arxiv_id),
@@ -326,3 +331,33 @@ async def all_chunk_texts(
         {"after": after_id, "limit": limit},
     )
     return [(int(r[0]), str(r[1])) for r in result.all()]
+
+
+async def file_keys_of_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> list[str]:
+    """The stored-file keys the workspace's sources use."""
+    result = await session.execute(
+        select(col(Source.file_key))
+        .where(col(Source.workspace_id) == workspace_id, col(Source.file_key).is_not(None))
+        .distinct()
+    )
+    return [str(k) for k in result.scalars().all()]
+
+
+async def all_for_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> list[Source]:
+    """Every source of the workspace, oldest first (BibTeX export)."""
+    result = await session.execute(
+        select(Source)
+        .where(col(Source.workspace_id) == workspace_id)
+        .order_by(col(Source.created_at), col(Source.id))
+    )
+    return list(result.scalars().all())
+
+
+async def ids_by_file_name(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, uuid.UUID]:
+    """File name → source id of the workspace's sources that have a file name."""
+    result = await session.execute(
+        select(col(Source.id), col(Source.file_name)).where(
+            col(Source.workspace_id) == workspace_id
+        )
+    )
+    return {str(name): sid for sid, name in result.all() if name}

@@ -1,4 +1,4 @@
-"""Helpers the CLI commands share: run async code, open services, follow a job with a bar."""
+"""Helpers the CLI commands share: run async code, open the runtime, follow a job with a bar."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from marginalia.config import get_settings
 from marginalia.db.models import Job
 from marginalia.errors import MarginaliaError
-from marginalia.jobs.events import follow_events
-from marginalia.services.container import Services, open_services
+from marginalia.runtime import Runtime, open_runtime
+from marginalia.usecases import jobs as jobs_usecase
 
 T = TypeVar("T")
 console = Console()
@@ -31,20 +31,21 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
         raise typer.Exit(1) from None
 
 
-async def with_services(fn: Callable[[Services], Awaitable[T]], *, migrate_db: bool = True) -> T:
-    services = await open_services(get_settings(), migrate_db=migrate_db)
+async def with_runtime(fn: Callable[[Runtime], Awaitable[T]], *, migrate_db: bool = True) -> T:
+    """Open the runtime from the environment's settings, run ``fn`` on it, close it."""
+    rt = await open_runtime(get_settings(), migrate_db=migrate_db)
     try:
-        return await fn(services)
+        return await fn(rt)
     finally:
-        await services.close()
+        await rt.close()
 
 
-async def follow_job(services: Services, job_id: uuid.UUID, *, quiet: bool = False) -> Job:
+async def follow_job(rt: Runtime, job_id: uuid.UUID, *, quiet: bool = False) -> Job:
     """Show a progress bar until the job finishes; returns the finished job."""
     if quiet:
-        async for _event in follow_events(services.db, job_id):
+        async for _event in jobs_usecase.job_events(rt, job_id):
             pass
-        return await services.jobs.get(job_id)
+        return await jobs_usecase.get_job(rt, job_id)
     with Progress(
         TextColumn("[bold]{task.fields[stage]}[/bold]"),
         BarColumn(),
@@ -55,14 +56,14 @@ async def follow_job(services: Services, job_id: uuid.UUID, *, quiet: bool = Fal
         transient=False,
     ) as progress:
         task = progress.add_task("queued", total=1.0, stage="queued")
-        async for event in follow_events(services.db, job_id):
+        async for event in jobs_usecase.job_events(rt, job_id):
             fields: dict[str, Any] = {"description": (event.message or "")[:80]}
             if event.stage:
                 fields["stage"] = event.stage
             if event.progress is not None:
                 fields["completed"] = event.progress
             progress.update(task, **fields)
-    return await services.jobs.get(job_id)
+    return await jobs_usecase.get_job(rt, job_id)
 
 
 def report_job(job: Job) -> None:

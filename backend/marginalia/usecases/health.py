@@ -1,42 +1,36 @@
-"""What `GET /api/health` and `marginalia db status` report."""
+"""What ``GET /api/health`` and ``marginalia db status`` report."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from sqlalchemy import text
-
+from marginalia.answer.calibration import CalibrationError, load_calibration
 from marginalia.config import Settings
 from marginalia.db import migrate
-from marginalia.services.container import Services
+from marginalia.db.repositories import health as repo
+from marginalia.runtime import Runtime
 
 
-async def health_report(services: Services) -> dict[str, Any]:
-    settings = services.settings
+async def health_report(rt: Runtime) -> dict[str, Any]:
+    settings = rt.settings
     report: dict[str, Any] = {
         "status": "ok",
-        "database": {"reachable": False, "embedded": services.db.location.embedded},
+        "database": {"reachable": False, "embedded": rt.db.location.embedded},
         "embedding_model": {"configured": settings.embedding.model, "dim": settings.embedding.dim},
-        "jobs": {"backend": services.backend.name},
+        "jobs": {"backend": rt.backend.name},
     }
     try:
-        async with services.db.session() as session:
-            await session.execute(text("SELECT 1"))
-            report["database"]["server_version"] = await session.scalar(text("SHOW server_version"))
-            report["database"]["pgvector"] = await session.scalar(
-                text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-            )
-            pinned = (
-                await session.execute(
-                    text("SELECT model_id, dim FROM embedding_model WHERE id = 1")
-                )
-            ).first()
+        async with rt.db.session() as session:
+            version, pgvector = await repo.server_facts(session)
+            report["database"]["server_version"] = version
+            report["database"]["pgvector"] = pgvector
+            pinned = await repo.pinned_model(session)
         report["database"]["reachable"] = True
         report["embedding_model"]["pinned"] = (
             {"model": pinned[0], "dim": pinned[1]} if pinned else None
         )
-        url = services.db.location.url
+        url = rt.db.location.url
         current, head = await asyncio.gather(
             asyncio.to_thread(migrate.current_revision, url),
             asyncio.to_thread(migrate.head_revision, url),
@@ -57,8 +51,6 @@ async def health_report(services: Services) -> dict[str, Any]:
 
 def calibration_status(settings: Settings) -> dict[str, Any]:
     """The refusal threshold answers will use (invariant 4), or why there is none."""
-    from marginalia.answer.calibration import CalibrationError, load_calibration
-
     try:
         calibration = load_calibration(settings=settings)
     except CalibrationError as exc:

@@ -1,0 +1,91 @@
+"""Acronym detection (Schwartz–Hearst: a parenthesised short form and its long form
+before it) for the offline engine: pure functions, no database, no model."""
+
+from __future__ import annotations
+
+import re
+
+from marginalia.knowledge.concepts import is_acronym
+from marginalia.knowledge.text import (
+    STOP_WORDS,
+    sentence_spans,
+)
+
+_PAREN_RE = re.compile(r"\(([^()]{1,120})\)")
+
+
+def best_long_form(short: str, long: str) -> str | None:
+    s_idx, l_idx = len(short) - 1, len(long) - 1
+    while s_idx >= 0:
+        c = short[s_idx].lower()
+        if not c.isalnum():
+            s_idx -= 1
+            continue
+        while (l_idx >= 0 and long[l_idx].lower() != c) or (
+            s_idx == 0 and l_idx > 0 and long[l_idx - 1].isalnum()
+        ):
+            l_idx -= 1
+        if l_idx < 0:
+            return None
+        l_idx -= 1
+        s_idx -= 1
+    start = long.rfind(" ", 0, l_idx + 1) + 1
+    return long[start:].strip()
+
+
+def strip_plural(short: str) -> str:
+    return short[:-1] if short.endswith("s") and short[:-1].isupper() else short
+
+
+def detect_acronyms(text: str) -> dict[str, str]:
+    """Short forms defined in ``text`` → their long forms.
+
+    Recognises ``long form (SF)`` and ``SF (long form)``; a long form must match the short
+    form's letters in order with its first letter starting a word, and be at most
+    ``min(|SF| + 5, 2·|SF|)`` words long. The first definition of a short form wins.
+    """
+    found: dict[str, str] = {}
+    for s, e in sentence_spans(text):
+        sent = text[s:e]
+        for m in _PAREN_RE.finditer(sent):
+            inner = re.split(r"[;,]", m.group(1))[0].strip()
+            before = sent[: m.start()].rstrip()
+            pair = _pair_from(inner, before)
+            if pair and pair[0] not in found:
+                found[pair[0]] = pair[1]
+    return found
+
+
+def _pair_from(inner: str, before: str) -> tuple[str, str] | None:
+    if is_acronym(inner):
+        short = strip_plural(inner)
+        letters = sum(c.isalnum() for c in short)
+        max_words = min(letters + 5, 2 * letters)
+        words = before.split()[-max_words:]
+        candidate = " ".join(words)
+        long = best_long_form(short, candidate)
+        if long and _valid_long(short, long, max_words):
+            return short, long
+        return None
+    words_before = before.split()
+    if words_before and len(inner.split()) >= 2:
+        token = words_before[-1].strip("\"'“”")
+        if is_acronym(token):
+            short = strip_plural(token)
+            letters = sum(c.isalnum() for c in short)
+            max_words = min(letters + 5, 2 * letters)
+            long = best_long_form(short, inner)
+            if long and long == inner and _valid_long(short, long, max_words):
+                return short, long
+    return None
+
+
+def _valid_long(short: str, long: str, max_words: int) -> bool:
+    words = long.split()
+    if not words or len(words) > max_words or len(long) <= len(short):
+        return False
+    if short.casefold() in long.casefold():
+        return False
+    if words[0].casefold() in STOP_WORDS:
+        return False
+    return not any(ch in long for ch in "().;:")

@@ -1,0 +1,241 @@
+"""The read side: the canvas graph, concepts, claims with evidence and wiki pages as
+the API and CLI show them."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter, defaultdict
+
+from marginalia.db.models import Concept, ConceptEdge
+from marginalia.errors import NotFoundError
+from marginalia.knowledge import repository as repo
+from marginalia.knowledge.context import KnowledgeContext, require_workspace
+from marginalia.knowledge.text import normalize_whitespace
+from marginalia.knowledge.views import (
+    ClaimView,
+    ConceptView,
+    EdgeType,
+    EvidenceView,
+    GraphEdge,
+    GraphNode,
+    GraphView,
+    WikiPageSummary,
+    WikiPageView,
+)
+
+
+async def graph_view(
+    ctx: KnowledgeContext,
+    workspace_id: uuid.UUID,
+    *,
+    max_concepts: int | None = None,
+    include_syntheses: bool = True,
+) -> GraphView:
+    """Nodes (sources, concepts, syntheses) and typed, labelled edges for the canvas.
+
+    ``max_concepts`` keeps the most central concepts only (None: all).
+    """
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        sources = await repo.workspace_sources(session, workspace_id)
+        concepts = await repo.list_concepts(session, workspace_id)
+        links = await repo.source_concept_links(session, workspace_id)
+        concept_edges = await repo.list_concept_edges(session, workspace_id)
+        source_edges = await repo.list_source_edges(session, workspace_id)
+        clusters = await repo.list_clusters(session, workspace_id)
+        syntheses = await repo.syntheses(session, workspace_id) if include_syntheses else []
+    cluster_of = {sid: c.id for c, members in clusters for sid in members}
+    if max_concepts is not None:
+        keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]
+        concepts = sorted(keep, key=lambda c: c.slug)
+    by_id: dict[uuid.UUID, Concept] = {c.id: c for c in concepts}
+    df = Counter(cid for _, cid in links)
+    source_ids = {s.id for s in sources}
+    nodes: list[GraphNode] = []
+    for s in sources:
+        nodes.append(
+            GraphNode(
+                id=f"source:{s.id}",
+                type="source",
+                label=s.title,
+                cluster_id=cluster_of.get(s.id),
+                data={"year": s.year, "quality": s.quality_score, "tldr": s.tldr},
+            )
+        )
+    for c in concepts:
+        nodes.append(
+            GraphNode(
+                id=f"concept:{c.slug}",
+                type="concept",
+                label=c.name,
+                level=c.level,
+                data={"centrality": c.centrality, "sources": df.get(c.id, 0)},
+            )
+        )
+    edges: list[GraphEdge] = []
+    for e in source_edges:
+        edges.append(
+            GraphEdge(
+                id=f"similar:{e.source_a_id}:{e.source_b_id}",
+                source=f"source:{e.source_a_id}",
+                target=f"source:{e.source_b_id}",
+                type="similar",
+                label=e.label,
+                weight=1.0 if e.strength == "strong" else 0.5,
+                data={"strength": e.strength, **e.signals},
+            )
+        )
+    for sid, cid in sorted(links, key=lambda x: (str(x[0]), str(x[1]))):
+        if cid in by_id and sid in source_ids:
+            edges.append(
+                GraphEdge(
+                    id=f"discusses:{sid}:{by_id[cid].slug}",
+                    source=f"source:{sid}",
+                    target=f"concept:{by_id[cid].slug}",
+                    type="discusses",
+                )
+            )
+    for ce in sorted(
+        concept_edges, key=lambda e: (str(e.source_concept_id), str(e.target_concept_id))
+    ):
+        a, b = by_id.get(ce.source_concept_id), by_id.get(ce.target_concept_id)
+        if a is None or b is None:
+            continue
+        edge_type: EdgeType = (
+            "prerequisite"
+            if ce.edge_type == "prerequisite"
+            else "specialization"
+            if ce.edge_type == "specialization"
+            else "related"
+        )
+        edges.append(
+            GraphEdge(
+                id=f"{edge_type}:{a.slug}:{b.slug}",
+                source=f"concept:{a.slug}",
+                target=f"concept:{b.slug}",
+                type=edge_type,
+                label=edge_type,
+                weight=ce.weight,
+                data={"evidence": ce.evidence},
+            )
+        )
+    for mid, content, cited in syntheses:
+        nodes.append(
+            GraphNode(
+                id=f"synthesis:{mid}", type="synthesis", label=normalize_whitespace(content)[:80]
+            )
+        )
+        for item in cited:
+            sid_text = item.get("source_id") if isinstance(item, dict) else item
+            try:
+                sid = uuid.UUID(str(sid_text))
+            except ValueError:
+                continue
+            if sid in source_ids:
+                edges.append(
+                    GraphEdge(
+                        id=f"cites:{mid}:{sid}",
+                        source=f"synthesis:{mid}",
+                        target=f"source:{sid}",
+                        type="cites",
+                    )
+                )
+    return GraphView(nodes=nodes, edges=edges)
+
+
+async def list_concepts(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[ConceptView]:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        concepts = await repo.list_concepts(session, workspace_id)
+        links = await repo.source_concept_links(session, workspace_id)
+    sources: dict[uuid.UUID, list[uuid.UUID]] = defaultdict(list)
+    for sid, cid in links:
+        sources[cid].append(sid)
+    return [
+        ConceptView(
+            id=c.id,
+            slug=c.slug,
+            name=c.name,
+            level=c.level,
+            description=c.description,
+            aliases=list(c.aliases),
+            centrality=c.centrality,
+            source_ids=sorted(sources.get(c.id, []), key=str),
+        )
+        for c in sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))
+    ]
+
+
+async def list_claims(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, *, source_id: uuid.UUID | None = None
+) -> list[ClaimView]:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        items = await repo.claims_with_evidence(session, workspace_id, source_id=source_id)
+        titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
+    return [
+        ClaimView(
+            id=c.id,
+            source_id=c.source_id,
+            text=c.text,
+            quote=c.quote,
+            chunk_id=c.chunk_id,
+            evidence=[
+                EvidenceView(
+                    source_id=e.source_id,
+                    source_title=titles.get(e.source_id),
+                    chunk_id=e.chunk_id,
+                    relation=e.relation,
+                    score=e.score,
+                    rationale=e.rationale,
+                    engine=e.engine,
+                )
+                for e in evidence
+            ],
+        )
+        for c, evidence in items
+    ]
+
+
+async def list_wiki_pages(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[WikiPageSummary]:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        pages = await repo.list_wiki_pages(session, workspace_id)
+    return [
+        WikiPageSummary(
+            slug=p.slug,
+            title=p.title,
+            revision=p.revision,
+            links=list(p.links),
+            updated_at=p.updated_at,
+        )
+        for p in pages
+    ]
+
+
+async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        revisions = await repo.revision_count(session, page.id)
+        backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
+    return WikiPageView(
+        slug=page.slug,
+        title=page.title,
+        revision=page.revision,
+        links=list(page.links),
+        updated_at=page.updated_at,
+        body=page.body,
+        cited=list(page.cited),
+        revisions=revisions,
+        backlinks=backlinks,
+    )
+
+
+async def concept_edges(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[ConceptEdge]:
+    """Stored concept edges (for tests and tools)."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        return await repo.list_concept_edges(session, workspace_id)

@@ -1,0 +1,152 @@
+"""Concepts, their links to sources and the concept edges."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
+from sqlmodel import col
+
+from marginalia.db.models import (
+    Concept,
+    ConceptEdge,
+    SourceConcept,
+)
+from marginalia.knowledge.repository.binds import any_array, json_value
+
+
+async def list_concepts(
+    session: AsyncSession, workspace_id: uuid.UUID, *, detached: bool = False
+) -> list[Concept]:
+    """Concepts of a workspace (embeddings not loaded).
+
+    ``detached``: the rows are removed from the session, so changing them in memory writes
+    nothing (the knowledge sync edits them and writes the differences in bulk).
+    """
+    result = await session.execute(
+        select(Concept)
+        .options(defer(any_array(Concept.embedding)))
+        .where(col(Concept.workspace_id) == workspace_id)
+        .order_by(col(Concept.slug))
+    )
+    rows = list(result.scalars().all())
+    if detached:
+        for row in rows:
+            session.expunge(row)
+    return rows
+
+
+async def source_concept_links(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[uuid.UUID, uuid.UUID]]:
+    """``(source_id, concept_id)`` links of a workspace."""
+    result = await session.execute(
+        select(col(SourceConcept.source_id), col(SourceConcept.concept_id))
+        .join(Concept, col(Concept.id) == col(SourceConcept.concept_id))
+        .where(col(Concept.workspace_id) == workspace_id)
+    )
+    return [(r[0], r[1]) for r in result.all()]
+
+
+async def list_concept_edges(session: AsyncSession, workspace_id: uuid.UUID) -> list[ConceptEdge]:
+    result = await session.execute(
+        select(ConceptEdge).where(col(ConceptEdge.workspace_id) == workspace_id)
+    )
+    return list(result.scalars().all())
+
+
+async def insert_concepts(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+    if rows:
+        await session.execute(insert(Concept), list(rows))
+
+
+async def update_concepts(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rows with ``id`` and the changed columns (level, centrality, aliases, description)."""
+    if not rows:
+        return
+    await session.execute(
+        text(
+            """
+            UPDATE concepts c SET level = v.level, centrality = v.centrality,
+                   aliases = v.aliases, description = v.description
+              FROM unnest(CAST(:ids AS uuid[]), CAST(:levels AS int[]),
+                          CAST(:cents AS float8[]), CAST(:aliases AS jsonb[]),
+                          CAST(:descs AS text[])) AS v(id, level, centrality, aliases, description)
+             WHERE c.id = v.id
+            """
+        ),
+        {
+            "ids": [r["id"] for r in rows],
+            "levels": [r["level"] for r in rows],
+            "cents": [r["centrality"] for r in rows],
+            "aliases": [json_value(r["aliases"]) for r in rows],
+            "descs": [r["description"] for r in rows],
+        },
+    )
+
+
+async def delete_concepts(session: AsyncSession, ids: Iterable[uuid.UUID]) -> None:
+    ids = list(ids)
+    if ids:
+        await session.execute(delete(Concept).where(col(Concept.id).in_(ids)))
+
+
+async def change_source_links(
+    session: AsyncSession,
+    add: Iterable[tuple[uuid.UUID, uuid.UUID]],
+    remove: Iterable[tuple[uuid.UUID, uuid.UUID]],
+) -> None:
+    remove = list(remove)
+    add = list(add)
+    if remove:
+        await session.execute(
+            text(
+                """
+                DELETE FROM source_concepts sc
+                 USING unnest(CAST(:s AS uuid[]), CAST(:c AS uuid[])) AS v(s, c)
+                 WHERE sc.source_id = v.s AND sc.concept_id = v.c
+                """
+            ),
+            {"s": [s for s, _ in remove], "c": [c for _, c in remove]},
+        )
+    if add:
+        await session.execute(
+            insert(SourceConcept),
+            [{"source_id": s, "concept_id": c, "weight": 1.0} for s, c in add],
+        )
+
+
+async def change_concept_edges(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    add: Sequence[Mapping[str, Any]],
+    remove: Iterable[uuid.UUID],
+    modify: Sequence[Mapping[str, Any]],
+) -> None:
+    remove = list(remove)
+    if remove:
+        await session.execute(delete(ConceptEdge).where(col(ConceptEdge.id).in_(remove)))
+    if add:
+        await session.execute(
+            insert(ConceptEdge), [{**row, "workspace_id": workspace_id} for row in add]
+        )
+    if modify:
+        await session.execute(
+            text(
+                """
+                UPDATE concept_edges e SET weight = v.w, evidence = v.ev
+                  FROM unnest(CAST(:ids AS uuid[]), CAST(:w AS float8[]), CAST(:ev AS text[]))
+                       AS v(id, w, ev)
+                 WHERE e.id = v.id
+                """
+            ),
+            {
+                "ids": [r["id"] for r in modify],
+                "w": [r["weight"] for r in modify],
+                "ev": [r["evidence"] for r in modify],
+            },
+        )

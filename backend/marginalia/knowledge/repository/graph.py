@@ -1,0 +1,117 @@
+"""Source edges, redundancy clusters and the canvas's synthesis nodes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import delete, insert, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
+
+from marginalia.db.models import (
+    RedundancyCluster,
+    RedundancyClusterMember,
+    SourceEdge,
+)
+
+
+async def delete_source_edges(
+    session: AsyncSession, workspace_id: uuid.UUID, source_id: uuid.UUID | None = None
+) -> None:
+    query = delete(SourceEdge).where(col(SourceEdge.workspace_id) == workspace_id)
+    if source_id is not None:
+        query = query.where(
+            (col(SourceEdge.source_a_id) == source_id) | (col(SourceEdge.source_b_id) == source_id)
+        )
+    await session.execute(query)
+
+
+async def insert_source_edges(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+    if rows:
+        await session.execute(insert(SourceEdge), list(rows))
+
+
+async def list_source_edges(session: AsyncSession, workspace_id: uuid.UUID) -> list[SourceEdge]:
+    result = await session.execute(
+        select(SourceEdge)
+        .where(col(SourceEdge.workspace_id) == workspace_id)
+        .order_by(col(SourceEdge.source_a_id), col(SourceEdge.source_b_id))
+    )
+    return list(result.scalars().all())
+
+
+async def replace_clusters(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    clusters: Sequence[tuple[str | None, float, Sequence[uuid.UUID]]],
+) -> None:
+    """Replace the workspace's clusters with ``(label, mean_similarity, members)``."""
+    await session.execute(
+        delete(RedundancyCluster).where(col(RedundancyCluster.workspace_id) == workspace_id)
+    )
+    if not clusters:
+        return
+    ids = [uuid.uuid4() for _ in clusters]
+    await session.execute(
+        insert(RedundancyCluster),
+        [
+            {"id": i, "workspace_id": workspace_id, "label": label, "mean_similarity": mean}
+            for i, (label, mean, _) in zip(ids, clusters, strict=True)
+        ],
+    )
+    await session.execute(
+        insert(RedundancyClusterMember),
+        [
+            {"cluster_id": i, "source_id": m}
+            for i, (_, _, members) in zip(ids, clusters, strict=True)
+            for m in members
+        ],
+    )
+
+
+async def list_clusters(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[RedundancyCluster, list[uuid.UUID]]]:
+    clusters = list(
+        (
+            await session.execute(
+                select(RedundancyCluster)
+                .where(col(RedundancyCluster.workspace_id) == workspace_id)
+                .order_by(col(RedundancyCluster.label), col(RedundancyCluster.id))
+            )
+        )
+        .scalars()
+        .all()
+    )
+    if not clusters:
+        return []
+    members = await session.execute(
+        select(col(RedundancyClusterMember.cluster_id), col(RedundancyClusterMember.source_id))
+        .where(col(RedundancyClusterMember.cluster_id).in_([c.id for c in clusters]))
+        .order_by(col(RedundancyClusterMember.source_id))
+    )
+    by_cluster: dict[uuid.UUID, list[uuid.UUID]] = {}
+    for cid, sid in members.all():
+        by_cluster.setdefault(cid, []).append(sid)
+    return [(c, by_cluster.get(c.id, [])) for c in clusters]
+
+
+async def syntheses(
+    session: AsyncSession, workspace_id: uuid.UUID, *, limit: int = 200
+) -> list[tuple[uuid.UUID, str, list[Any]]]:
+    """Saved answers (assistant messages) of the workspace: ``(id, text, cited sources)``."""
+    result = await session.execute(
+        text(
+            """
+            SELECT m.id, m.content, m.cited_sources
+              FROM messages m JOIN conversations c ON c.id = m.conversation_id
+             WHERE c.workspace_id = :ws AND m.role = 'assistant'
+             ORDER BY m.created_at DESC
+             LIMIT :limit
+            """
+        ),
+        {"ws": workspace_id, "limit": limit},
+    )
+    return [(r[0], str(r[1]), list(r[2] or [])) for r in result.all()]

@@ -1,0 +1,529 @@
+"""The update side of the "understand" stage: the pure knowledge functions, the extraction
+engines and the database, per source and per workspace.
+
+* :func:`update_for_source` — after a source is ingested: unified extraction, concept graph,
+  claims and evidence, source edges, redundancy clusters, quality, wiki;
+* :func:`remove_source` — delete a source and update what depended on it;
+* :func:`rebuild_workspace` — recompute everything from the sources.
+
+(:func:`marginalia.knowledge.linking.refresh_relevance` re-scores quality after the
+workspace description changed; the read side is :mod:`marginalia.knowledge.read`.)
+
+What "incremental" means when a source is added:
+
+* **concepts** — the workspace's concepts are re-merged in memory
+  (:func:`~marginalia.knowledge.concepts.merge_concepts`) from the stored concepts of the
+  other sources (their names, aliases, acronym pairs and the parent/related relations their
+  extractions stated, rebuilt from the database) plus the new source's fresh extraction; only
+  the difference is written: new concepts (embedded), merged or orphaned concepts deleted,
+  changed levels/centrality/aliases, added/removed links and edges. Existing concepts keep
+  their slug and name, so ``[[slug]]`` links stay valid;
+* **source edges** — only between the new source and the others (DESIGN §6 rules); pairs of
+  older sources keep the edges computed when the later of them was added, until
+  :func:`rebuild_workspace`;
+* **redundancy clusters** — re-clustered over the whole workspace (average linkage, O(n²)
+  similarities: a few ms at a few hundred sources, so not worth an incremental variant);
+* **quality** — the new source only (every source when the workspace description embedding
+  was missing and is computed now; :func:`refresh_relevance` after a description change);
+* **claims** — the new source's claims and their evidence in the other sources, plus the new
+  source's passages as evidence for the other sources' claims;
+* **wiki** — offline: pages of central concepts the source touches (or that lack a page)
+  are (re)written; LLM: the source and its 10 most similar pages go to the model, which
+  creates or updates 2–5 pages. Broken ``[[links]]`` are unlinked in a new revision.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from marginalia.errors import NotFoundError
+from marginalia.knowledge import llm_extraction as llmx
+from marginalia.knowledge import repository as repo
+from marginalia.knowledge.concept_store import sync_concepts
+from marginalia.knowledge.context import (
+    KnowledgeContext,
+    Progress,
+    chunk_texts,
+    elapsed_ms,
+    require_workspace,
+    resolve_llm,
+)
+from marginalia.knowledge.linking import (
+    classify_evidence,
+    recluster,
+    related_row,
+    store_claims,
+    store_quality,
+    update_source_edges,
+    workspace_vector,
+)
+from marginalia.knowledge.schemas import Extraction
+from marginalia.knowledge.vectors import embed_texts
+from marginalia.knowledge.wiki_update import (
+    central_slugs,
+    delete_uncited_pages,
+    llm_wiki,
+    repair_links,
+    write_offline_pages,
+)
+from marginalia.llm.base import LLMProvider
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class KnowledgeUpdate:
+    """What :func:`update_for_source` did."""
+
+    workspace_id: uuid.UUID
+    source_id: uuid.UUID
+    engine: str
+    extraction_ms: float
+    total_ms: float
+    concepts: int
+    concepts_added: int
+    concepts_removed: int
+    claims: int
+    evidence: int
+    source_edges: int
+    clusters: int
+    wiki_pages: tuple[str, ...]
+    quality: float | None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    fallback_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class KnowledgeRemoval:
+    workspace_id: uuid.UUID
+    source_id: uuid.UUID
+    deleted: bool
+    concepts: int
+    concepts_removed: int
+    clusters: int
+    wiki_pages_updated: tuple[str, ...]
+    wiki_pages_deleted: tuple[str, ...]
+    total_ms: float
+
+
+@dataclass(frozen=True)
+class RebuildResult:
+    workspace_id: uuid.UUID
+    sources: int
+    concepts: int
+    concept_edges: int
+    claims: int
+    evidence: int
+    source_edges: int
+    clusters: int
+    wiki_pages: int
+    engine: str
+    total_ms: float
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- embedding
+
+
+def extraction_fields(ex: Extraction, engine: str) -> dict[str, Any]:
+    return {
+        "summary": ex.summary,
+        "tldr": ex.tldr,
+        "thesis": ex.thesis,
+        "methodology": ex.methodology,
+        "key_results": list(ex.key_results),
+        "limitations": list(ex.limitations),
+        "datasets": list(ex.datasets),
+        "contributions": list(ex.contributions),
+        "extraction_engine": engine,
+    }
+
+
+# ---------------------------------------------------------------------------- concepts
+
+
+# ---------------------------------------------------------------------------- claims
+
+
+# ---------------------------------------------------------------------------- edges, clusters
+
+
+# ---------------------------------------------------------------------------- quality
+
+
+# ---------------------------------------------------------------------------- wiki
+
+
+# ---------------------------------------------------------------------------- public API
+
+
+async def update_for_source(
+    ctx: KnowledgeContext,
+    workspace_id: uuid.UUID,
+    source_id: uuid.UUID,
+    *,
+    llm: LLMProvider | None = None,
+) -> KnowledgeUpdate:
+    """Bring the workspace's knowledge up to date after ``source_id`` was added (idempotent:
+    running it again for the same source replaces what the first run derived from it)."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    provider = resolve_llm(ctx, llm)
+    embedder = ctx.embedder
+
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        source = await repo.get_source(session, source_id)
+        if source is None or source.workspace_id != workspace_id:
+            raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
+        chunks = await repo.chunk_rows(session, [source_id])
+    title, abstract = source.title, source.abstract
+
+    t = time.perf_counter()
+    result = await llmx.extract_source(
+        provider,
+        title,
+        abstract,
+        chunk_texts(chunks),
+        claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
+    )
+    extraction = result.extraction
+    timings["extract"] = extraction_ms = elapsed_ms(t)
+
+    t = time.perf_counter()
+    vectors = await embed_texts(
+        embedder, [*(c.text for c in extraction.claims), extraction.summary or title or ""]
+    )
+    claim_vectors, summary_vector = vectors[:-1], vectors[-1]
+    timings["embed"] = elapsed_ms(t)
+    chunk_ids = {c.chunk_index: int(c.id) for c in chunks if c.id is not None}
+
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        workspace = await require_workspace(session, workspace_id)
+        fields = extraction_fields(extraction, result.engine)
+        if source.mean_embedding is None:
+            mean = await repo.mean_chunk_embedding(session, source_id)
+            if mean is not None:
+                fields["mean_embedding"] = mean
+        await repo.store_extraction(session, source_id, fields)
+        sources = await repo.workspace_sources(session, workspace_id)
+        if not any(s.id == source_id for s in sources):
+            raise NotFoundError(f"source {source_id} is not ready")
+
+        t = time.perf_counter()
+        state = await sync_concepts(
+            session, embedder, workspace_id, [s.id for s in sources], {source_id: extraction}
+        )
+        timings["concepts"] = elapsed_ms(t)
+
+        t = time.perf_counter()
+        await repo.delete_claims_of_source(session, source_id)
+        claim_ids = await store_claims(
+            session, workspace_id, source_id, extraction, chunk_ids, claim_vectors
+        )
+        forward = await repo.evidence_for_claims(
+            session,
+            claim_ids,
+            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
+            per_claim=ctx.settings.knowledge.evidence_per_claim,
+        )
+        backward = await repo.claims_near_source(
+            session, source_id, min_similarity=ctx.settings.knowledge.evidence_min_similarity
+        )
+        candidates = [*forward, *backward]
+        evidence_rows = [related_row(c) for c in candidates]
+        await repo.insert_evidence(session, evidence_rows)
+        timings["claims"] = elapsed_ms(t)
+
+        t = time.perf_counter()
+        n_edges = await update_source_edges(session, workspace_id, sources, state, source_id)
+        timings["source_edges"] = elapsed_ms(t)
+        t = time.perf_counter()
+        n_clusters = await recluster(session, workspace_id, sources)
+        timings["clusters"] = elapsed_ms(t)
+
+        t = time.perf_counter()
+        ws_vector, recomputed = await workspace_vector(session, embedder, workspace)
+        targets = sources if recomputed else [s for s in sources if s.id == source_id]
+        scores = await store_quality(
+            session, embedder, targets, ws_vector, {source_id: summary_vector}
+        )
+        timings["quality"] = elapsed_ms(t)
+
+    t = time.perf_counter()
+    new_row = next(s for s in sources if s.id == source_id)
+    wiki: list[str] | None = None
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        if llmx.is_generative(provider):
+            wiki = await llm_wiki(
+                session, embedder, provider, workspace_id, new_row, state, ctx.settings.knowledge
+            )
+        if wiki is None:
+            central = central_slugs(state, ctx.settings.knowledge.wiki_central_pages)
+            existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+            targets_slugs = [s for s in central if s in state.touched or s not in existing]
+            wiki = await write_offline_pages(
+                session,
+                embedder,
+                workspace_id,
+                state,
+                targets_slugs,
+                prefer=source_id,
+                abstracts={s.id: s.abstract for s in sources},
+                reason=f"source added: {title or source_id}",
+                settings=ctx.settings.knowledge,
+            )
+        await repair_links(session, embedder, workspace_id)
+    timings["wiki"] = elapsed_ms(t)
+
+    if llmx.is_generative(provider) and candidates:
+        t = time.perf_counter()
+        await classify_evidence(ctx, provider, evidence_rows, candidates)
+        timings["evidence_llm"] = elapsed_ms(t)
+
+    return KnowledgeUpdate(
+        workspace_id=workspace_id,
+        source_id=source_id,
+        engine=result.engine,
+        extraction_ms=extraction_ms,
+        total_ms=elapsed_ms(started),
+        concepts=len(state.rows),
+        concepts_added=state.added,
+        concepts_removed=state.removed,
+        claims=len(claim_ids),
+        evidence=len(evidence_rows),
+        source_edges=n_edges,
+        clusters=n_clusters,
+        wiki_pages=tuple(wiki),
+        quality=scores.get(source_id),
+        timings_ms=timings,
+        fallback_reason=result.fallback_reason,
+    )
+
+
+async def remove_source(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, source_id: uuid.UUID
+) -> KnowledgeRemoval:
+    """Delete ``source_id`` (if it still exists) and update what depended on it.
+
+    Its chunks, claims, evidence, edges, cluster memberships and concept links go with it
+    (cascades); concepts no other source discusses are deleted, levels/edges/centrality are
+    recomputed, the workspace is re-clustered, wiki pages it fed are rewritten (or deleted
+    when they cite nothing left) and links to deleted pages are unlinked. Quality scores of
+    other sources do not depend on it.
+    """
+    started = time.perf_counter()
+    embedder = ctx.embedder
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        await require_workspace(session, workspace_id)
+        source = await repo.get_source(session, source_id)
+        if source is not None and source.workspace_id != workspace_id:
+            raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
+        before = {
+            c for s, c in await repo.source_concept_links(session, workspace_id) if s == source_id
+        }
+        before_slugs = {
+            r.slug for r in await repo.list_concepts(session, workspace_id) if r.id in before
+        }
+        deleted = await repo.delete_source(session, source_id) if source is not None else False
+        sources = await repo.workspace_sources(session, workspace_id)
+        state = await sync_concepts(session, embedder, workspace_id, [s.id for s in sources], {})
+        n_clusters = await recluster(session, workspace_id, sources)
+        present = {str(s.id) for s in sources}
+        gone = await delete_uncited_pages(session, workspace_id, present)
+        existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+        targets = [
+            s
+            for s in central_slugs(state, ctx.settings.knowledge.wiki_central_pages)
+            if s in existing and (s in before_slugs or s in state.touched)
+        ]
+        updated = await write_offline_pages(
+            session,
+            embedder,
+            workspace_id,
+            state,
+            targets,
+            prefer=None,
+            abstracts={s.id: s.abstract for s in sources},
+            reason=f"source removed: {source.title if source else source_id}",
+            settings=ctx.settings.knowledge,
+        )
+        repaired = await repair_links(session, embedder, workspace_id)
+    return KnowledgeRemoval(
+        workspace_id=workspace_id,
+        source_id=source_id,
+        deleted=deleted,
+        concepts=len(state.rows),
+        concepts_removed=state.removed,
+        clusters=n_clusters,
+        wiki_pages_updated=tuple(sorted(set(updated) | set(repaired))),
+        wiki_pages_deleted=tuple(gone),
+        total_ms=elapsed_ms(started),
+    )
+
+
+async def rebuild_workspace(
+    ctx: KnowledgeContext,
+    workspace_id: uuid.UUID,
+    *,
+    llm: LLMProvider | None = None,
+    progress: Progress | None = None,
+) -> RebuildResult:
+    """Recompute the whole knowledge layer of a workspace from its sources.
+
+    Every source is extracted again; concepts are merged once over all of them (stored
+    concepts keep their slugs), every claim's evidence is searched again, all source edges,
+    clusters and quality scores are recomputed, and the wiki is rewritten (revisions kept).
+    """
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    provider = resolve_llm(ctx, llm)
+    embedder = ctx.embedder
+
+    async def report(message: str, stage: str, value: float) -> None:
+        if progress is not None:
+            await progress(message, stage, value)
+
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        sources = await repo.workspace_sources(session, workspace_id)
+    await report(f"{len(sources)} sources", "extract", 0.0)
+
+    t = time.perf_counter()
+    extractions: dict[uuid.UUID, Extraction] = {}
+    engines: Counter[str] = Counter()
+    chunk_ids: dict[uuid.UUID, dict[int, int]] = {}
+    for i, s in enumerate(sources):
+        async with ctx.db.session() as session:
+            chunks = await repo.chunk_rows(session, [s.id])
+        result = await llmx.extract_source(
+            provider,
+            s.title,
+            s.abstract,
+            chunk_texts(chunks),
+            claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
+        )
+        extractions[s.id] = result.extraction
+        engines[result.engine] += 1
+        chunk_ids[s.id] = {c.chunk_index: int(c.id) for c in chunks if c.id is not None}
+        async with ctx.db.transaction() as session:
+            fields = extraction_fields(result.extraction, result.engine)
+            if s.mean_embedding is None:
+                mean = await repo.mean_chunk_embedding(session, s.id)
+                if mean is not None:
+                    fields["mean_embedding"] = mean
+            await repo.store_extraction(session, s.id, fields)
+        if (i + 1) % 10 == 0 or i + 1 == len(sources):
+            await report(
+                f"extracted {i + 1}/{len(sources)}", "extract", 0.6 * (i + 1) / len(sources)
+            )
+    timings["extract"] = elapsed_ms(t)
+
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        workspace = await require_workspace(session, workspace_id)
+        sources = await repo.workspace_sources(session, workspace_id)
+        ids = [s.id for s in sources]
+        fresh = {sid: ex for sid, ex in extractions.items() if sid in set(ids)}
+        await report("merging concepts", "concepts", 0.62)
+        t = time.perf_counter()
+        state = await sync_concepts(session, embedder, workspace_id, ids, fresh)
+        timings["concepts"] = elapsed_ms(t)
+
+        await report("claims and evidence", "claims", 0.7)
+        t = time.perf_counter()
+        await repo.delete_workspace_claims(session, workspace_id)
+        all_claims: list[uuid.UUID] = []
+        claim_texts = [c.text for ex in fresh.values() for c in ex.claims]
+        claim_vecs = await embed_texts(embedder, claim_texts)
+        offset = 0
+        for sid, ex in fresh.items():
+            vecs = claim_vecs[offset : offset + len(ex.claims)]
+            offset += len(ex.claims)
+            all_claims += await store_claims(
+                session, workspace_id, sid, ex, chunk_ids.get(sid, {}), vecs
+            )
+        candidates = await repo.evidence_for_claims(
+            session,
+            all_claims,
+            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
+            per_claim=ctx.settings.knowledge.evidence_per_claim,
+        )
+        evidence_rows = [related_row(c) for c in candidates]
+        await repo.insert_evidence(session, evidence_rows)
+        timings["claims"] = elapsed_ms(t)
+
+        await report("source edges, clusters, quality", "edges", 0.8)
+        t = time.perf_counter()
+        n_edges = await update_source_edges(session, workspace_id, sources, state, None)
+        n_clusters = await recluster(session, workspace_id, sources)
+        workspace.description_embedding = None
+        ws_vector, _ = await workspace_vector(session, embedder, workspace)
+        await store_quality(session, embedder, sources, ws_vector)
+        timings["edges_clusters_quality"] = elapsed_ms(t)
+
+    await report("wiki", "wiki", 0.9)
+    t = time.perf_counter()
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        present = {str(s.id) for s in sources}
+        await delete_uncited_pages(session, workspace_id, present)
+        done = False
+        if llmx.is_generative(provider):
+            for s in sources:
+                if (
+                    await llm_wiki(
+                        session, embedder, provider, workspace_id, s, state, ctx.settings.knowledge
+                    )
+                    is not None
+                ):
+                    done = True
+        if not done:
+            await write_offline_pages(
+                session,
+                embedder,
+                workspace_id,
+                state,
+                central_slugs(state, ctx.settings.knowledge.wiki_central_pages),
+                prefer=None,
+                abstracts={s.id: s.abstract for s in sources},
+                reason="workspace rebuilt",
+                settings=ctx.settings.knowledge,
+            )
+        await repair_links(session, embedder, workspace_id)
+        n_pages = len(await repo.list_wiki_pages(session, workspace_id))
+    timings["wiki"] = elapsed_ms(t)
+
+    if llmx.is_generative(provider) and candidates:
+        await report("classifying evidence", "evidence", 0.95)
+        await classify_evidence(ctx, provider, evidence_rows, candidates)
+
+    await report("done", "done", 1.0)
+    return RebuildResult(
+        workspace_id=workspace_id,
+        sources=len(sources),
+        concepts=len(state.rows),
+        concept_edges=len(state.edges),
+        claims=len(all_claims),
+        evidence=len(evidence_rows),
+        source_edges=n_edges,
+        clusters=n_clusters,
+        wiki_pages=n_pages,
+        engine=", ".join(f"{k} ×{v}" for k, v in sorted(engines.items())) or llmx.OFFLINE_ENGINE,
+        total_ms=elapsed_ms(started),
+        timings_ms=timings,
+    )
+
+
+# ---------------------------------------------------------------------------- learning paths
+
+
+# ---------------------------------------------------------------------------- read API

@@ -1,1 +1,0 @@
-"""Application services: the operations routers and the CLI call."""

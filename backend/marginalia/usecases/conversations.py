@@ -1,0 +1,45 @@
+"""Conversations: list a workspace's (or one paper's), read one with its messages, delete.
+(Asking — which creates and extends them — is :mod:`marginalia.usecases.ask`.)"""
+
+from __future__ import annotations
+
+import uuid
+
+from marginalia.answer.routing import load_scope
+from marginalia.db.models import Conversation, Message
+from marginalia.db.repositories import conversations as repo
+from marginalia.errors import NotFoundError
+from marginalia.runtime import Runtime
+
+
+async def list_conversations(
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    *,
+    source_id: uuid.UUID | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[Conversation]:
+    await load_scope(rt, workspace_id, None)  # 404 for an unknown workspace
+    async with rt.db.session() as session:
+        return await repo.list_for_workspace(
+            session, workspace_id, source_id=source_id, limit=limit, offset=offset
+        )
+
+
+async def get_conversation(
+    rt: Runtime, conversation_id: uuid.UUID
+) -> tuple[Conversation, list[Message]]:
+    async with rt.db.session() as session:
+        conversation = await repo.get(session, conversation_id)
+        if conversation is None:
+            raise NotFoundError(f"no conversation with id {conversation_id}")
+        return conversation, await repo.messages(session, conversation_id)
+
+
+async def delete_conversation(rt: Runtime, conversation_id: uuid.UUID) -> None:
+    async with rt.db.transaction() as session:
+        conversation = await repo.get(session, conversation_id)
+        if conversation is None:
+            raise NotFoundError(f"no conversation with id {conversation_id}")
+        await repo.delete(session, conversation)

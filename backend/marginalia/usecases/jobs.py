@@ -1,0 +1,40 @@
+"""Jobs as users see them: list, read, follow (events), resume, retry, cancel, and the
+diagnostic ticker."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+from marginalia.db.models import Job, JobEvent
+from marginalia.jobs.events import follow_events
+from marginalia.runtime import Runtime
+
+
+async def list_jobs(rt: Runtime, limit: int = 50) -> list[Job]:
+    return await rt.jobs.list_recent(limit)
+
+
+async def get_job(rt: Runtime, job_id: uuid.UUID) -> Job:
+    return await rt.jobs.get(job_id)
+
+
+async def resume_job(rt: Runtime, job_id: uuid.UUID) -> Job:
+    return await rt.jobs.resume(job_id)
+
+
+async def retry_job(rt: Runtime, job_id: uuid.UUID) -> Job:
+    return await rt.jobs.retry(job_id)
+
+
+async def cancel_job(rt: Runtime, job_id: uuid.UUID) -> Job:
+    return await rt.jobs.cancel(job_id)
+
+
+async def ping(rt: Runtime, *, steps: int, interval_s: float) -> Job:
+    return await rt.jobs.submit("diagnostics.ticker", {"steps": steps, "interval_s": interval_s})
+
+
+def job_events(rt: Runtime, job_id: uuid.UUID, *, after_id: int = 0) -> AsyncIterator[JobEvent]:
+    """The job's events after ``after_id``, live until it finishes."""
+    return follow_events(rt.db, job_id, after_id=after_id)

@@ -1,0 +1,320 @@
+"""Sources, whole: upload/ingest → knowledge update → ready; delete → knowledge removal →
+the file removed when no other source uses it; and the reads behind the API and CLI.
+
+The ``ingest`` job runs both halves of an arrival in one job (invariant 9): the files go
+through the ingest pipeline (stages parsing, chunking, embedding, storing), then every
+source the job created — or found already stored without knowledge — gets the knowledge
+update (stage ``knowledge``). The checkpoint records finished files (``done``) and sources
+whose knowledge update finished (``knowledge``), so a resumed job skips both and still
+runs the update for a source whose ingest finished but whose knowledge step did not
+(invariant 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from marginalia.db.models import Chunk, Job, Source, SourcePage
+from marginalia.db.repositories import sources as repo
+from marginalia.errors import MarginaliaError, NotFoundError
+from marginalia.ingest.pipeline import (
+    IngestItem,
+    IngestOutcome,
+    Progress,
+    SourceMetadata,
+    ingest_document,
+    ingest_many,
+    validate_document,
+)
+from marginalia.jobs.context import JobContext
+from marginalia.jobs.registry import job
+from marginalia.knowledge.update import KnowledgeUpdate, remove_source, update_for_source
+from marginalia.runtime import Runtime
+from marginalia.usecases.workspaces import get_workspace, remove_unused_files
+
+INGEST_KIND = "ingest"
+
+
+@dataclass(frozen=True)
+class Upload:
+    filename: str
+    data: bytes
+    content_type: str | None
+
+
+async def validate_upload(rt: Runtime, upload: Upload) -> None:
+    """Raise IngestRefused (a clear, user-facing error) if the file cannot be ingested."""
+    await asyncio.to_thread(
+        validate_document, upload.data, upload.filename, upload.content_type, rt.settings
+    )
+
+
+async def submit_uploads(
+    rt: Runtime, workspace_id: uuid.UUID, uploads: list[Upload], *, validated: bool = False
+) -> Job:
+    """Validate every file first (any refusal changes nothing), then store them and
+    submit one ingest job."""
+    await get_workspace(rt, workspace_id)
+    if not validated:
+        for upload in uploads:
+            await validate_upload(rt, upload)
+    files = []
+    for upload in uploads:
+        stored = await asyncio.to_thread(rt.files.put, upload.data)
+        files.append(
+            {"key": stored.key, "filename": upload.filename, "content_type": upload.content_type}
+        )
+    return await rt.jobs.submit(
+        INGEST_KIND, {"workspace_id": str(workspace_id), "files": files}, workspace_id=workspace_id
+    )
+
+
+# ------------------------------------------------------------------------------ the knowledge step
+
+
+async def needs_knowledge(rt: Runtime, source_id: uuid.UUID) -> bool:
+    """A stored source the knowledge layer has not extracted yet."""
+    async with rt.db.session() as session:
+        source = await repo.get(session, source_id)
+    return source is not None and source.extraction_engine is None
+
+
+def knowledge_summary(update: KnowledgeUpdate) -> dict[str, Any]:
+    return {
+        "concepts": update.concepts,
+        "claims": update.claims,
+        "wiki_pages": len(update.wiki_pages),
+        "engine": update.engine,
+    }
+
+
+@dataclass
+class DocumentsAdded:
+    """What :func:`add_documents` did: per file the ingest outcome, and the knowledge step."""
+
+    outcomes: list[IngestOutcome]
+    knowledge: dict[str, Any]
+    ingest_s: float
+    knowledge_s: float
+
+
+async def add_documents(
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    documents: Sequence[tuple[str, Callable[[], bytes]]],
+    *,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> DocumentsAdded:
+    """Ingest ``(file name, read bytes)`` documents one after another in this process, then
+    run the knowledge update for each distinct source (the QA eval's and the benchmarks'
+    way in; uploads go through the ``ingest`` job). A knowledge failure is reported, not
+    raised: the sources stay stored and ``marginalia knowledge rebuild`` can redo it."""
+    started = time.perf_counter()
+    outcomes: list[IngestOutcome] = []
+    for name, read in documents:
+        progress(f"ingesting {name}")
+        data = await asyncio.to_thread(read)
+        outcomes.append(await ingest_document(rt, workspace_id, data=data, filename=name))
+    ingest_s = time.perf_counter() - started
+    t = time.perf_counter()
+    done = 0
+    errors: list[str] = []
+    for sid in dict.fromkeys(o.source_id for o in outcomes):
+        progress(f"knowledge update for source {sid}")
+        try:
+            await update_for_source(rt, workspace_id, sid)
+            done += 1
+        except Exception as exc:  # reported with the result; the sources stay usable
+            errors.append(f"{sid}: {type(exc).__name__}: {exc}"[:300])
+    status = "ok" if not errors else ("partial" if done else "failed")
+    return DocumentsAdded(
+        outcomes,
+        {"status": status, "sources": done, "errors": errors},
+        ingest_s,
+        time.perf_counter() - t,
+    )
+
+
+@job(INGEST_KIND)
+async def ingest_job(ctx: JobContext) -> dict[str, Any]:
+    """Files in the file store → sources → knowledge (see the module doc)."""
+    rt = ctx.runtime
+    workspace_id = uuid.UUID(str(ctx.params["workspace_id"]))
+    files: list[dict[str, Any]] = list(ctx.params["files"])
+    done: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("done", {}))
+    knowledge: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("knowledge", {}))
+    total = len(files)
+    todo = [(i, item) for i, item in enumerate(files) if f"{i}:{item['key']}" not in done]
+
+    def load(key: str) -> Callable[[], bytes]:
+        def read() -> bytes:
+            if not rt.files.exists(key):
+                raise NotFoundError("the uploaded file is no longer stored; upload it again")
+            return rt.files.get(key)
+
+        return read
+
+    def progress(position: int) -> Progress:
+        async def report(stage: str, message: str) -> None:
+            # Ingest is the first 80% of the job, the knowledge step the rest.
+            await ctx.emit(message, stage=stage, progress=0.8 * position / total)
+
+        return report
+
+    items = [
+        IngestItem(
+            load=load(str(item["key"])),
+            filename=str(item["filename"]),
+            content_type=item.get("content_type"),
+            metadata=SourceMetadata(**item["metadata"]) if item.get("metadata") else None,
+        )
+        for _i, item in todo
+    ]
+    async for n, outcome in ingest_many(
+        rt, workspace_id, items, progress=lambda n: progress(todo[n][0])
+    ):
+        ctx.raise_if_cancelled()
+        position, item = todo[n]
+        name = str(item["filename"])
+        if isinstance(outcome, MarginaliaError):
+            done[f"{position}:{item['key']}"] = {
+                "filename": name,
+                "status": "failed",
+                "error": outcome.detail,
+            }
+            await ctx.emit(f"{name}: {outcome.detail}", stage="failed", type="log")
+        else:
+            done[f"{position}:{item['key']}"] = outcome.as_dict()
+        await ctx.save_checkpoint(done=done)
+    results = [done[f"{i}:{item['key']}"] for i, item in enumerate(files)]
+
+    # The knowledge step, for the sources this job brought in (or found without knowledge).
+    targets = [
+        uuid.UUID(r["source_id"])
+        for r in results
+        if r["status"] != "failed" and r.get("source_id") and r["source_id"] not in knowledge
+    ]
+    targets = [
+        sid
+        for sid in dict.fromkeys(targets)
+        if any(r.get("source_id") == str(sid) and r["status"] == "created" for r in results)
+        or await needs_knowledge(rt, sid)
+    ]
+    for k, sid in enumerate(targets):
+        ctx.raise_if_cancelled()
+        name = next(r["filename"] for r in results if r.get("source_id") == str(sid))
+        await ctx.emit(
+            f"knowledge update for {name}",
+            stage="knowledge",
+            progress=0.8 + 0.2 * k / len(targets),
+        )
+        try:
+            update = await update_for_source(rt, workspace_id, sid)
+            knowledge[str(sid)] = {"status": "ok", **knowledge_summary(update)}
+        except MarginaliaError as exc:
+            # The source is stored and visible; `marginalia knowledge rebuild` redoes it.
+            knowledge[str(sid)] = {"status": "failed", "error": exc.detail}
+            await ctx.emit(
+                f"{name}: knowledge update failed: {exc.detail}", stage="knowledge", type="log"
+            )
+        await ctx.save_checkpoint(knowledge=knowledge)
+    for r in results:
+        if r.get("source_id") in knowledge:
+            r["knowledge"] = knowledge[r["source_id"]]
+
+    # Uploaded files that became no source (refused, or a duplicate of other bytes).
+    await remove_unused_files(
+        rt,
+        [
+            str(item["key"])
+            for item, r in zip(files, results, strict=True)
+            if r["status"] != "created"
+        ],
+    )
+    summary = {
+        s: sum(1 for r in results if r["status"] == s) for s in ("created", "duplicate", "failed")
+    }
+    await ctx.emit(
+        f"{summary['created']} added, {summary['duplicate']} already present, "
+        f"{summary['failed']} failed; knowledge updated for {len(targets)}",
+        stage="done",
+        progress=1.0,
+        data=summary,
+    )
+    return {"files": results, **summary}
+
+
+# ------------------------------------------------------------------------------ reads
+
+
+async def list_sources(
+    rt: Runtime, workspace_id: uuid.UUID, *, limit: int, offset: int
+) -> list[Source]:
+    await get_workspace(rt, workspace_id)
+    async with rt.db.session() as session:
+        return await repo.list_for_workspace(session, workspace_id, limit=limit, offset=offset)
+
+
+async def get_source(rt: Runtime, source_id: uuid.UUID) -> Source:
+    async with rt.db.session() as session:
+        source = await repo.get(session, source_id)
+    if source is None:
+        raise NotFoundError(f"no source with id {source_id}")
+    return source
+
+
+async def source_chunks(
+    rt: Runtime, source_id: uuid.UUID, *, limit: int, offset: int
+) -> list[Chunk]:
+    await get_source(rt, source_id)
+    async with rt.db.session() as session:
+        return await repo.chunks_for_source(session, source_id, limit=limit, offset=offset)
+
+
+async def source_pages(rt: Runtime, source_id: uuid.UUID) -> list[SourcePage]:
+    await get_source(rt, source_id)
+    async with rt.db.session() as session:
+        return await repo.pages_for_source(session, source_id)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A source's stored original file: what the API's file route serves."""
+
+    source: Source
+    key: str
+    size: int
+    rt: Runtime
+
+    async def read(self, start: int | None = None, end_inclusive: int | None = None) -> bytes:
+        if start is None or end_inclusive is None:
+            return await asyncio.to_thread(self.rt.files.get, self.key)
+        return await asyncio.to_thread(self.rt.files.read_range, self.key, start, end_inclusive)
+
+
+async def source_file(rt: Runtime, source_id: uuid.UUID) -> SourceFile:
+    source = await get_source(rt, source_id)
+    key = source.file_key
+    if not key or not await asyncio.to_thread(rt.files.exists, key):
+        raise NotFoundError(f"source {source_id} has no stored file")
+    return SourceFile(source, key, await asyncio.to_thread(rt.files.size, key), rt)
+
+
+# ------------------------------------------------------------------------------ delete
+
+
+async def delete_source(rt: Runtime, source_id: uuid.UUID) -> None:
+    """Delete a source and whatever only it supported: the knowledge layer removes it
+    (its chunks, claims, evidence, edges and cluster memberships go; concepts no other
+    source discusses are deleted; wiki pages it fed are revised or, citing nothing left,
+    deleted), then its file goes when no other source uses it."""
+    source = await get_source(rt, source_id)
+    file_key = source.file_key
+    await remove_source(rt, source.workspace_id, source_id)
+    if file_key:
+        await remove_unused_files(rt, [str(file_key)])
