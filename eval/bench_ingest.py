@@ -54,7 +54,7 @@ def _peak_mb() -> float:
 
 async def _pdf_passages(services: Any, pdfs: list[Path]) -> list[str]:
     from marginalia.ingest import chunk_document
-    from marginalia.ingest.pipeline import validate_document
+    from marginalia.ingest.validation import validate_document
 
     texts: list[str] = []
     for pdf in pdfs:
@@ -94,7 +94,8 @@ async def _warm_up(services: Any, corpus: str, data: Path) -> None:
     """Outside the clock: what a running server has already done once."""
     services.embedder.embed_documents_sync(["warm up the model"])  # loads the model
     if corpus == "pdfs":
-        from marginalia.ingest.pipeline import IngestItem, ingest_many, validate_document
+        from marginalia.ingest.pipeline import IngestItem, ingest_many
+        from marginalia.ingest.validation import validate_document
         from marginalia.usecases.workspaces import create_workspace
 
         smallest = min((data / "pdfs").glob("*.pdf"), key=lambda p: p.stat().st_size)

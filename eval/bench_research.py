@@ -47,7 +47,8 @@ async def main(n_sources: int) -> dict[str, Any]:
     for var in ("DATABASE_URL", "MARGINALIA_DATABASE_URL", "REDIS_URL", "MARGINALIA_REDIS_URL"):
         os.environ.pop(var, None)
     from marginalia.config import get_settings
-    from marginalia.discovery.pipeline import ResearchOptions, run_research
+    from marginalia.discovery.pipeline import run_research
+    from marginalia.discovery.support import ResearchOptions
     from marginalia.runtime import open_runtime
     from marginalia.usecases.workspaces import create_workspace
 

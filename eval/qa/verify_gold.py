@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from marginalia.evaluation.qa import QASetError, contains_quote, load_qa_set
+from marginalia.evaluation.qa_scoring import QASetError, contains_quote, load_qa_set
 from marginalia.ingest import parse_document
 
 HERE = Path(__file__).resolve().parent

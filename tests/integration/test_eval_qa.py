@@ -21,11 +21,8 @@ pytest.importorskip(
 
 from marginalia.answer.calibration import SIGNAL, Calibration
 from marginalia.evaluation.calibrate import build_calibration, collect_scores
-from marginalia.evaluation.qa import (
-    evaluate,
-    load_qa_set,
-    write_reports,
-)
+from marginalia.evaluation.qa import evaluate, write_reports
+from marginalia.evaluation.qa_scoring import load_qa_set
 
 pytestmark = pytest.mark.slow
 

@@ -20,7 +20,8 @@ from marginalia.api.app import create_app
 from marginalia.api.routes import research as research_routes
 from marginalia.db.models import Chunk, Claim, Concept, Source, WikiPage
 from marginalia.discovery.bibtex_io import StaticSource
-from marginalia.discovery.pipeline import ResearchOptions, default_clients, run_research
+from marginalia.discovery.pipeline import run_research
+from marginalia.discovery.support import ResearchOptions, default_clients
 from marginalia.jobs.events import follow_events
 from marginalia.runtime import Runtime
 from marginalia.sources.candidate import Candidate

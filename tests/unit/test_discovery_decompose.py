@@ -15,7 +15,7 @@ from marginalia.discovery.decompose import (
     decompose_offline,
     detect_intent,
 )
-from marginalia.discovery.pipeline import ResearchOptions, abstract_document
+from marginalia.discovery.support import ResearchOptions, abstract_document
 from marginalia.llm.base import ChatMessage, T
 from marginalia.llm.errors import LLMUnavailableError
 from marginalia.llm.usage import Task, UsageLedger

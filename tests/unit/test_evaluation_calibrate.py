@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from marginalia.evaluation.calibrate import build_calibration, fit_threshold
-from marginalia.evaluation.qa import QAItem
+from marginalia.evaluation.qa_scoring import QAItem
 
 
 def test_separable_scores_give_the_midpoint_of_the_gap() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from marginalia.evaluation.qa import (
+from marginalia.evaluation.qa_scoring import (
     AnswerView,
     ClaimView,
     PassageView,

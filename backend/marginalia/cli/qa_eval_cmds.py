@@ -84,7 +84,8 @@ def register(eval_app: typer.Typer) -> None:
         set and report recall@8, answer rate, refusal rate, citation precision and
         faithfulness (each k/n with a Wilson 95% interval), the earliest failing stage of
         every missed item, and the run's cost. Writes eval/reports/qa-<set>.json and .md."""
-        from marginalia.evaluation.qa import REPORTS_DIR, QASetError, render_markdown, run_qa_eval
+        from marginalia.evaluation.qa import REPORTS_DIR, render_markdown, run_qa_eval
+        from marginalia.evaluation.qa_scoring import QASetError
 
         try:
             report = run_qa_eval(
@@ -136,7 +137,8 @@ def register(eval_app: typer.Typer) -> None:
         least --min-refusal of the unanswerable items refused, and write it to
         eval/calibration.json."""
         from marginalia.evaluation.calibrate import run_calibration
-        from marginalia.evaluation.qa import QASetError, fmt_rate
+        from marginalia.evaluation.qa import fmt_rate
+        from marginalia.evaluation.qa_scoring import QASetError
 
         try:
             result = run_calibration(

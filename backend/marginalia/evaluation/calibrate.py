@@ -30,19 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from marginalia.evaluation.qa import (
     Progress,
-    QAItem,
-    Split,
     _quiet,
     answer_items,
     check_docs,
-    load_qa_set,
     open_eval_runtime,
     pdf_files,
     prepare_workspace,
     reuse_workspace,
-    set_name,
-    split_items,
 )
+from marginalia.evaluation.qa_scoring import QAItem, Split, load_qa_set, set_name, split_items
 from marginalia.evaluation.reports import REPO_ROOT, git_commit
 from marginalia.evaluation.stats import rate
 

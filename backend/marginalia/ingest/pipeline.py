@@ -26,7 +26,7 @@ from marginalia.db.repositories import sources as sources_repo
 from marginalia.db.repositories.sources import NewChunk
 from marginalia.embed.base import Embedder
 from marginalia.embed.pinning import ensure_pinned
-from marginalia.errors import MarginaliaError, NotFoundError, PayloadTooLarge, UnsupportedMedia
+from marginalia.errors import MarginaliaError, NotFoundError
 from marginalia.ingest.chunking import chunk_document
 from marginalia.ingest.dedup import (
     DedupLayer,
@@ -37,8 +37,7 @@ from marginalia.ingest.dedup import (
     record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument
-from marginalia.ingest.errors import DocumentError
-from marginalia.ingest.parse import parse_document
+from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
 from marginalia.storage import FileStore, content_hash
 
@@ -61,46 +60,6 @@ class IngestContext(Protocol):
 
     @property
     def files(self) -> FileStore: ...
-
-
-class IngestRefused(MarginaliaError):
-    """A document we will not ingest; `code` says why (DocumentError codes)."""
-
-    status_code = 422
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-
-
-_STATUS_FOR_CODE = {
-    "too_large": PayloadTooLarge.status_code,
-    "unsupported_type": UnsupportedMedia.status_code,
-}
-
-
-def refused(error: DocumentError, filename: str) -> IngestRefused:
-    # Name the file: an upload may carry several.
-    message = error.message if filename in error.message else f"“{filename}”: {error.message}"
-    exc = IngestRefused(error.code, message)
-    exc.status_code = _STATUS_FOR_CODE.get(error.code, 422)
-    return exc
-
-
-def validate_document(
-    data: bytes, filename: str, content_type: str | None, settings: Settings
-) -> ParsedDocument:
-    """Parse with the configured limits; refusals become IngestRefused with a clear message."""
-    try:
-        return parse_document(
-            data,
-            filename,
-            content_type=content_type,
-            max_bytes=settings.ingest.max_upload_mb * 1024 * 1024,
-            max_pages=settings.ingest.max_pages,
-        )
-    except DocumentError as exc:
-        raise refused(exc, filename) from exc
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""BM25 parameters and the one SQL statement that scores chunks with them.
+"""BM25 parameters; the SQL statement that scores chunks with them is
+``marginalia.retrieval.repository.SCORE_SQL``.
 
 Scores are exactly Okapi BM25 over chunks, with term statistics kept in Postgres by
 migration 0002 (``retrieval_postings``: tf and chunk length per lexeme and chunk;
@@ -34,43 +35,3 @@ class BM25Params:
 
 
 DEFAULT_PARAMS = BM25Params()
-
-# Parameters: :ws (workspace), :query (text), :src (source or NULL), :k1, :b, :depth.
-SCORE_SQL = """
-WITH q AS MATERIALIZED (
-    SELECT u.lexeme,
-           CASE WHEN :query_tf THEN coalesce(array_length(u.positions, 1), 1) ELSE 1 END AS qtf
-      FROM unnest(to_tsvector('english', :query)) AS u
-),
-st AS MATERIALIZED (
-    SELECT sum(n_chunks)::float8 AS n,
-           sum(total_len)::float8 / nullif(sum(n_chunks), 0)::float8 AS avgdl
-      FROM retrieval_source_stats
-     WHERE workspace_id = :ws
-),
-p AS MATERIALIZED (
-    SELECT p.lexeme, p.chunk_id, p.source_id, p.tf, p.dl
-      FROM retrieval_postings AS p
-      JOIN q ON q.lexeme = p.lexeme
-     WHERE p.workspace_id = :ws
-),
-df AS (
-    SELECT lexeme, count(*)::float8 AS df FROM p GROUP BY lexeme
-)
-SELECT p.chunk_id,
-       p.source_id,
-       sum(
-           q.qtf
-           * ln(1.0 + (st.n - df.df + 0.5) / (df.df + 0.5))
-           * p.tf * (:k1 + 1.0)
-           / (p.tf + :k1 * (1.0 - :b + :b * p.dl / nullif(st.avgdl, 0)))
-       ) AS score
-  FROM p
-  JOIN df ON df.lexeme = p.lexeme
-  JOIN q ON q.lexeme = p.lexeme
- CROSS JOIN st
- WHERE CAST(:src AS uuid) IS NULL OR p.source_id = CAST(:src AS uuid)
- GROUP BY p.chunk_id, p.source_id
- ORDER BY score DESC, p.chunk_id
- LIMIT :depth
-"""

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import text
 
 from marginalia.db import Database
 from marginalia.embed.base import Embedder
@@ -155,9 +154,7 @@ async def find_concepts(
 ) -> tuple[ConceptExpansion, str | None]:
     """Seeds and their expansion; the second value explains an empty result."""
     async with db.session() as session:
-        n_concepts = await session.scalar(
-            text("SELECT count(*) FROM concepts WHERE workspace_id = :ws"), {"ws": workspace_id}
-        )
+        n_concepts = await repo.count_concepts(session, workspace_id)
         if not n_concepts:
             return ConceptExpansion(), "the workspace has no concepts yet"
         seeds = await repo.concepts_named_in(session, workspace_id, query)

@@ -12,7 +12,48 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import bindparam, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from marginalia.retrieval.bm25 import DEFAULT_PARAMS, SCORE_SQL, BM25Params
+from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
+
+# BM25 over the postings (see marginalia.retrieval.bm25 for the model).
+# Parameters: :ws (workspace), :query (text), :src (source or NULL), :k1, :b, :depth.
+SCORE_SQL = """
+WITH q AS MATERIALIZED (
+    SELECT u.lexeme,
+           CASE WHEN :query_tf THEN coalesce(array_length(u.positions, 1), 1) ELSE 1 END AS qtf
+      FROM unnest(to_tsvector('english', :query)) AS u
+),
+st AS MATERIALIZED (
+    SELECT sum(n_chunks)::float8 AS n,
+           sum(total_len)::float8 / nullif(sum(n_chunks), 0)::float8 AS avgdl
+      FROM retrieval_source_stats
+     WHERE workspace_id = :ws
+),
+p AS MATERIALIZED (
+    SELECT p.lexeme, p.chunk_id, p.source_id, p.tf, p.dl
+      FROM retrieval_postings AS p
+      JOIN q ON q.lexeme = p.lexeme
+     WHERE p.workspace_id = :ws
+),
+df AS (
+    SELECT lexeme, count(*)::float8 AS df FROM p GROUP BY lexeme
+)
+SELECT p.chunk_id,
+       p.source_id,
+       sum(
+           q.qtf
+           * ln(1.0 + (st.n - df.df + 0.5) / (df.df + 0.5))
+           * p.tf * (:k1 + 1.0)
+           / (p.tf + :k1 * (1.0 - :b + :b * p.dl / nullif(st.avgdl, 0)))
+       ) AS score
+  FROM p
+  JOIN df ON df.lexeme = p.lexeme
+  JOIN q ON q.lexeme = p.lexeme
+ CROSS JOIN st
+ WHERE CAST(:src AS uuid) IS NULL OR p.source_id = CAST(:src AS uuid)
+ GROUP BY p.chunk_id, p.source_id
+ ORDER BY score DESC, p.chunk_id
+ LIMIT :depth
+"""
 
 
 @dataclass(frozen=True)
@@ -410,3 +451,10 @@ async def workspace_size(session: AsyncSession, workspace_id: uuid.UUID) -> tupl
         )
     ).one()
     return int(row[0]), int(row[1])
+
+
+async def count_concepts(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    result = await session.scalar(
+        text("SELECT count(*) FROM concepts WHERE workspace_id = :ws"), {"ws": workspace_id}
+    )
+    return int(result or 0)

@@ -22,7 +22,8 @@ from marginalia.db.models import Job
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.discovery.bibtex_io import StaticSource, parse_import, source_to_candidate
 from marginalia.discovery.decompose import Decomposition
-from marginalia.discovery.pipeline import ResearchOptions, ResearchRun
+from marginalia.discovery.pipeline import ResearchRun
+from marginalia.discovery.support import ResearchOptions
 from marginalia.errors import ValidationFailed
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job

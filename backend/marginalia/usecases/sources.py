@@ -29,8 +29,8 @@ from marginalia.ingest.pipeline import (
     SourceMetadata,
     ingest_document,
     ingest_many,
-    validate_document,
 )
+from marginalia.ingest.validation import validate_document
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.knowledge.update import KnowledgeUpdate, remove_source, update_for_source

@@ -1,0 +1,272 @@
+"""Research, second half: fetch each selected candidate (3 at a time, SSRF guard),
+ingest it (abstract-only when no full text is reachable) and link it — the knowledge
+update, in the same job (invariant 9)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from marginalia.db.repositories import sources as sources_repo
+from marginalia.discovery.run_state import ResearchRunBase
+from marginalia.discovery.support import (
+    TERMINAL_STAGES,
+    abstract_document,
+    candidate_metadata,
+    default_fetcher,
+    is_local_path,
+    slug_of,
+)
+from marginalia.errors import MarginaliaError
+from marginalia.ingest.pipeline import ingest_document
+from marginalia.ingest.validation import IngestRefused
+from marginalia.knowledge.update import update_for_source
+from marginalia.sources.candidate import Candidate
+from marginalia.sources.fetch import FetchError, SafeFetcher
+
+
+class AcquireStages(ResearchRunBase):
+    """Fetch → ingest → link, per candidate."""
+
+    async def _process(self) -> None:
+        items: list[dict[str, Any]] = self.state["candidates"]
+        todo = [i for i in items if i["stage"] not in TERMINAL_STAGES]
+        if not todo:
+            return
+        ready: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        to_fetch = []
+        for item in todo:
+            if item["stage"] in ("found", "deduped"):
+                to_fetch.append(item)
+            else:
+                ready.put_nowait(item)
+        fetcher = self.fetcher or default_fetcher(self.ctx.settings)
+
+        async def fetch_then_queue(item: dict[str, Any]) -> None:
+            try:
+                await self._fetch(fetcher, item)
+            finally:
+                ready.put_nowait(item)
+
+        # Downloads run concurrently (the fetcher allows settings.sources.concurrent_downloads
+        # at once); ingest and linking take fetched candidates one at a time, in the order
+        # their downloads finish. (No TaskGroup: a cancellation must stay a JobCancelled,
+        # not become an ExceptionGroup.)
+        tasks = [asyncio.create_task(fetch_then_queue(item)) for item in to_fetch]
+        try:
+            for _ in range(len(todo)):
+                item = await ready.get()
+                self.check_cancelled()
+                if item["stage"] == "fetched":
+                    await self._ingest(item)
+                if item["stage"] == "ingested":
+                    await self._link(item)
+            for task in tasks:
+                task.result()  # surface an unexpected error of a download task
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _fetch(self, fetcher: SafeFetcher, item: dict[str, Any]) -> None:
+        candidate = Candidate.model_validate(item["candidate"])
+        target = candidate.pdf_url or (candidate.url if candidate.origin == "brave" else None)
+        t = time.perf_counter()
+        if not self.options.fetch or not target:
+            reason = "fetch_disabled" if not self.options.fetch else "no_full_text_link"
+            await self._set(item, "fetched", fetch={"status": "skipped", "reason": reason})
+            return
+        try:
+            if is_local_path(target) and candidate.origin == "catalog":
+                data, content_type, final = await self._read_catalog_file(target)
+            else:
+                doc = await fetcher.fetch(target)
+                data, content_type, final = doc.data, doc.content_type, doc.final_url
+        except FetchError as exc:
+            failed: dict[str, Any] = {
+                "status": "failed",
+                "reason": exc.reason,
+                "message": exc.message,
+                "url": target,
+                "ms": round((time.perf_counter() - t) * 1000, 1),
+            }
+            await self._set(item, "fetched", fetch=failed)
+            await self.emit(
+                f"fetch failed ({exc.reason}): {candidate.title[:70]}",
+                "fetch",
+                self._progress(),
+                {"key": item["key"], "status": "failed", "reason": exc.reason, "url": target},
+            )
+            return
+        stored = await asyncio.to_thread(self.ctx.files.put, data)
+        fetch: dict[str, Any] = {
+            "status": "ok",
+            "url": target,
+            "final_url": final,
+            "content_type": content_type,
+            "file_key": stored.key,
+            "bytes": len(data),
+            "ms": round((time.perf_counter() - t) * 1000, 1),
+        }
+        await self._set(item, "fetched", fetch=fetch)
+        await self.emit(
+            f"fetched {len(data) // 1024} KiB: {candidate.title[:70]}",
+            "fetch",
+            self._progress(),
+            {"key": item["key"], "status": "ok", "bytes": len(data), "url": target},
+        )
+
+    async def _read_catalog_file(self, path: str) -> tuple[bytes, str, str]:
+        """A PDF listed by the user's own catalog folder (no network involved)."""
+        settings = self.ctx.settings
+        file = Path(path)
+        root = settings.catalog_path
+        if root is None or not file.resolve().is_relative_to(Path(root).expanduser().resolve()):
+            raise FetchError(
+                "invalid_url", f"{path} is not inside the configured catalog", url=path
+            )
+        cap = settings.sources.max_download_mb * 1024 * 1024
+        try:
+            size = file.stat().st_size
+            if size > cap:
+                raise FetchError("too_large", f"{path} is larger than the download cap", url=path)
+            data = await asyncio.to_thread(file.read_bytes)
+        except OSError as exc:
+            raise FetchError("unreachable", f"cannot read {path}: {exc}", url=path) from exc
+        return data, "application/pdf", str(file)
+
+    async def _ingest(self, item: dict[str, Any]) -> None:
+        candidate = Candidate.model_validate(item["candidate"])
+        fetch = item.get("fetch") or {}
+        t = time.perf_counter()
+        outcome = None
+        abstract_reason: str | None = None
+        if fetch.get("status") == "ok":
+            ext = ".pdf" if fetch.get("content_type") == "application/pdf" else ".html"
+            try:
+                data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
+                outcome = await ingest_document(
+                    self.ctx,
+                    self.workspace_id,
+                    data=data,
+                    filename=slug_of(candidate.title) + ext,
+                    content_type=fetch.get("content_type"),
+                    metadata=candidate_metadata(candidate, abstract_only=False),
+                )
+            except IngestRefused as exc:
+                abstract_reason = f"parse_{exc.code}"
+                item["parse_error"] = exc.detail
+            except (OSError, KeyError) as exc:
+                abstract_reason = "file_missing"
+                item["parse_error"] = str(exc)
+        else:
+            abstract_reason = str(fetch.get("reason") or "no_full_text_link")
+        if outcome is None:
+            data_or_none = abstract_document(candidate)
+            if data_or_none is None:
+                await self._set(
+                    item,
+                    "failed",
+                    error="no full text and no abstract",
+                    failure_reason="no_text",
+                    abstract_reason=abstract_reason,
+                )
+                await self.emit(
+                    f"skipped (no full text, no abstract): {candidate.title[:70]}",
+                    "ingest",
+                    self._progress(),
+                    {"key": item["key"], "status": "failed", "reason": "no_text"},
+                )
+                return
+            try:
+                outcome = await ingest_document(
+                    self.ctx,
+                    self.workspace_id,
+                    data=data_or_none,
+                    filename=slug_of(candidate.title) + ".md",
+                    content_type="text/markdown",
+                    metadata=candidate_metadata(candidate, abstract_only=True),
+                )
+            except IngestRefused as exc:
+                await self._set(item, "failed", error=exc.detail, failure_reason=exc.code)
+                await self.emit(
+                    f"ingest refused ({exc.code}): {candidate.title[:70]}",
+                    "ingest",
+                    self._progress(),
+                    {"key": item["key"], "status": "failed", "reason": exc.code},
+                )
+                return
+        abstract_only = abstract_reason is not None
+        await self._set(
+            item,
+            "ingested",
+            source_id=str(outcome.source_id),
+            abstract_only=abstract_only,
+            abstract_reason=abstract_reason,
+            ingest={
+                "status": outcome.status,
+                "layer": outcome.dedup_layer,
+                "chunks": outcome.chunks,
+                "ms": round((time.perf_counter() - t) * 1000, 1),
+            },
+        )
+        what = "abstract only" if abstract_only else f"{outcome.chunks} passages"
+        if outcome.status == "duplicate":
+            what = f"already stored ({outcome.dedup_layer} layer)"
+        await self.emit(
+            f"ingested ({what}): {candidate.title[:70]}",
+            "ingest",
+            self._progress(),
+            {
+                "key": item["key"],
+                "status": outcome.status,
+                "ms": item["ingest"]["ms"],
+                "source_id": str(outcome.source_id),
+                "abstract_only": abstract_only,
+                "reason": abstract_reason,
+                "dedup_layer": outcome.dedup_layer,
+            },
+        )
+
+    async def _needs_linking(self, source_id: uuid.UUID) -> bool:
+        async with self.ctx.db.session() as session:
+            source = await sources_repo.get(session, source_id)
+        return source is not None and source.extraction_engine is None
+
+    async def _link(self, item: dict[str, Any]) -> None:
+        source_id = uuid.UUID(str(item["source_id"]))
+        created = (item.get("ingest") or {}).get("status") == "created"
+        if not self.options.link or not (created or await self._needs_linking(source_id)):
+            await self._set(item, "linked", knowledge=None)
+            return
+        t = time.perf_counter()
+        try:
+            update = await update_for_source(self.ctx, self.workspace_id, source_id, llm=self.llm)
+        except MarginaliaError as exc:
+            # The source is stored and visible; its knowledge can be rebuilt later.
+            await self._set(item, "linked", knowledge={"error": exc.detail})
+            await self.emit(
+                f"knowledge update failed: {exc.detail}",
+                "link",
+                self._progress(),
+                {"key": item["key"]},
+            )
+            return
+        knowledge = {
+            "concepts": update.concepts,
+            "claims": update.claims,
+            "wiki_pages": len(update.wiki_pages),
+            "quality": update.quality,
+            "engine": update.engine,
+            "ms": round((time.perf_counter() - t) * 1000, 1),
+        }
+        await self._set(item, "linked", knowledge=knowledge)
+        await self.emit(
+            f"linked: {update.claims} claims, {update.concepts} concepts in the workspace",
+            "link",
+            self._progress(),
+            {"key": item["key"], "source_id": str(source_id), **knowledge},
+        )
