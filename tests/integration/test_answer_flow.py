@@ -23,6 +23,7 @@ from marginalia.answer import (
     AnswerClaim,
     Calibration,
     CalibrationError,
+    normalize,
     offline,
     quote_in_passage,
 )
@@ -485,4 +486,35 @@ def test_cli_ask(corpus: Corpus) -> None:
     data = json.loads(result.output)
     assert data["trace"]["legs"] and data["passages"]
     assert {p["source_id"] for p in data["passages"]} == {str(corpus.trauma)}
-    assert all(isinstance(AnswerClaim.model_validate(c), AnswerClaim) for c in data["claims"])
+    claims = [AnswerClaim.model_validate(c) for c in data["claims"]]
+    assert claims, data.get("refusal")
+    texts = {p["n"]: p["text"] for p in data["passages"]}
+    for claim in claims:  # each kept claim quotes a passage it cites (invariant 3)
+        assert claim.quote and any(
+            normalize(claim.quote) in normalize(texts[n]) for n in claim.citations
+        )
+
+
+async def test_api_stream_and_cli_give_the_same_claims(
+    corpus: Corpus, api: httpx.AsyncClient
+) -> None:
+    """One ask flow: the API's NDJSON stream and `marginalia ask --json` (the CLI in this
+    process, on the same database) answer the same question with the same claims."""
+    events = await ask(api, f"/api/workspaces/{corpus.workspace_id}/ask", question=SPECTER_Q)
+    assert events[0]["type"] == "meta" and events[-1]["type"] == "done"
+    streamed = events[-1]["answer"]
+    assert streamed["claims"], streamed
+
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        """marginalia"""
+
+    register(app)
+    result = CliRunner().invoke(app, ["ask", "-w", str(corpus.workspace_id), "--json", SPECTER_Q])
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed["claims"] == streamed["claims"]
+    assert printed["evidence_score"] == pytest.approx(streamed["evidence_score"])
+    assert [p["n"] for p in printed["passages"]] == [s["n"] for s in events[0]["sources"]]
