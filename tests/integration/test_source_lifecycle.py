@@ -10,6 +10,8 @@ from pathlib import Path
 import httpx
 from sqlalchemy import text
 
+from marginalia.db.repositories import jobs as jobs_repo
+from marginalia.ingest.pipeline import ingest_document
 from marginalia.jobs.events import follow_events
 from marginalia.runtime import Runtime
 from marginalia.usecases import workspaces as ws_usecase
@@ -118,3 +120,59 @@ async def test_deleting_a_workspace_removes_its_files(
         await _count(services, "SELECT count(*) FROM sources WHERE workspace_id = :ws", ws=ws.id)
         == 0
     )
+
+
+NOTE = b"""# Sparse attention for long documents
+
+We propose block sparse attention, a method that lets transformers read long documents.
+Our results show that block sparse attention outperforms dense attention on long inputs.
+Sparse attention reduces the memory of self-attention from quadratic to linear.
+"""
+
+
+async def test_a_resumed_ingest_runs_the_knowledge_step_it_had_not_finished(
+    services: Runtime,
+) -> None:
+    """A job cut off after its file was ingested but before the knowledge update: the
+    resumed job skips the ingest (checkpoint ``done``) and still runs the update."""
+    ws = await ws_usecase.create_workspace(services, name=f"resume-{uuid.uuid4().hex[:6]}")
+    try:
+        stored = services.files.put(NOTE)
+        outcome = await ingest_document(services, ws.id, data=NOTE, filename="sparse.md")
+        assert outcome.status == "created"
+        assert (
+            await _count(
+                services, "SELECT count(*) FROM concepts WHERE workspace_id = :ws", ws=ws.id
+            )
+            == 0
+        )
+        files = [{"key": stored.key, "filename": "sparse.md", "content_type": "text/markdown"}]
+        async with services.db.transaction() as session:
+            job = await jobs_repo.create(
+                session,
+                kind="ingest",
+                params={"workspace_id": str(ws.id), "files": files},
+                workspace_id=ws.id,
+                backend=services.backend.name,
+            )
+            # What the cut-off run had checkpointed: the file, not its knowledge step.
+            await jobs_repo.save_checkpoint(
+                session, job.id, {"done": {f"0:{stored.key}": outcome.as_dict()}}
+            )
+        await services.backend.submit(job.id)
+        events = [e async for e in follow_events(services.db, job.id)]
+        finished = await services.jobs.get(job.id)
+        assert finished.status == "succeeded", finished.error
+        assert not any(e.stage == "parsing" for e in events)  # the ingest was not redone
+        assert any(e.stage == "knowledge" for e in events)
+        (entry,) = (finished.result or {})["files"]
+        assert entry["source_id"] == str(outcome.source_id)
+        assert entry["knowledge"]["status"] == "ok" and entry["knowledge"]["concepts"] > 0
+        assert (
+            await _count(
+                services, "SELECT count(*) FROM concepts WHERE workspace_id = :ws", ws=ws.id
+            )
+            > 0
+        )
+    finally:
+        await ws_usecase.delete_workspace(services, ws.id)

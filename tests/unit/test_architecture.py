@@ -172,3 +172,27 @@ def test_no_module_is_over_600_lines() -> None:
     }
     assert max(sizes.values()) > 100  # the count reads real files
     assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_importing_the_package_reads_no_settings() -> None:
+    """Every module imports without reading the environment's settings (the composition
+    root is handed a Settings object; nothing binds a setting at import)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, pkgutil, marginalia\n"
+        "from marginalia.config import get_settings\n"
+        "for m in pkgutil.walk_packages(marginalia.__path__, 'marginalia.'):\n"
+        "    if m.name.endswith('__main__'):\n"
+        "        continue\n"
+        "    importlib.import_module(m.name)\n"
+        "n = sum(1 for _ in pkgutil.walk_packages(marginalia.__path__, 'marginalia.'))\n"
+        "print(n, get_settings.cache_info().currsize)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    modules, settings_read = (int(x) for x in out.stdout.split())
+    assert modules > 100
+    assert settings_read == 0

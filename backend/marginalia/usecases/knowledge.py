@@ -1,6 +1,8 @@
 """The knowledge layer as users reach it: a full recompute of a workspace (the
-``knowledge.rebuild`` job, ``marginalia knowledge rebuild``), the per-source update job,
-and the reads (the canvas graph, concepts, claims with evidence, wiki pages)."""
+``knowledge.rebuild`` job, ``marginalia knowledge rebuild``) and the reads (the canvas
+graph, concepts, claims with evidence, wiki pages). The per-source update runs inside the
+job that brought the source (:mod:`marginalia.usecases.sources`,
+:mod:`marginalia.usecases.research`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from marginalia.db.models import Job
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.knowledge import read
-from marginalia.knowledge.update import rebuild_workspace, update_for_source
+from marginalia.knowledge.update import rebuild_workspace
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
@@ -24,7 +26,6 @@ from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
 
 REBUILD_KIND = "knowledge.rebuild"
-UPDATE_SOURCE_KIND = "knowledge.update_source"
 
 
 async def submit_rebuild(rt: Runtime, workspace_id: uuid.UUID) -> Job:
@@ -90,19 +91,4 @@ async def rebuild_job(ctx: JobContext) -> dict[str, Any]:
 
     await ctx.emit("rebuilding the knowledge layer", stage="start", progress=0.0)
     result = await rebuild_workspace(ctx.runtime, workspace_id, progress=progress)
-    return jsonable(asdict(result))
-
-
-@job(UPDATE_SOURCE_KIND)
-async def update_source_job(ctx: JobContext) -> dict[str, Any]:
-    """``{"workspace_id", "source_id"}``: after one source was added."""
-    workspace_id = job_param(ctx, "workspace_id")
-    source_id = job_param(ctx, "source_id")
-    await ctx.emit("updating the knowledge layer", stage="knowledge", progress=0.0)
-    result = await update_for_source(ctx.runtime, workspace_id, source_id)
-    await ctx.emit(
-        f"{result.concepts} concepts, {result.claims} claims, {len(result.wiki_pages)} wiki pages",
-        stage="knowledge",
-        progress=1.0,
-    )
     return jsonable(asdict(result))
