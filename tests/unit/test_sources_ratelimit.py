@@ -8,14 +8,9 @@ import time
 
 import pytest
 
+from marginalia.retry import RetryPolicy, parse_retry_after
 from marginalia.sources.base import SourceError
-from marginalia.sources.ratelimit import (
-    RateLimiter,
-    RetryPolicy,
-    call_with_retry,
-    parse_retry_after,
-    shared_limiter,
-)
+from marginalia.sources.ratelimit import RateLimiter, call_with_retry, shared_limiter
 
 INTERVAL = 0.05
 
@@ -139,6 +134,6 @@ async def test_retry_after_beyond_deadline_gives_up_early() -> None:
 def test_backoff_grows_and_is_capped() -> None:
     policy = RetryPolicy(base_delay_s=0.1, max_delay_s=0.4)
     for i, ceiling in enumerate([0.1, 0.2, 0.4, 0.4]):
-        delay = policy.backoff(i)
+        delay = policy.delay(i)
         assert ceiling / 2 <= delay <= ceiling
-    assert policy.backoff(0, retry_after_s=2.5) == 2.5
+    assert policy.delay(0, retry_after_s=2.5) == 2.5

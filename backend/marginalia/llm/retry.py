@@ -1,4 +1,5 @@
-"""Retry with exponential backoff and jitter, shared by the remote providers.
+"""Retry with exponential backoff and jitter, shared by the remote providers (the policy
+and ``Retry-After`` parsing are the project's one :mod:`marginalia.retry`).
 
 The SDK's and httpx's own retries are switched off so every retry is ours: visible,
 counted into usage and testable against a local server.
@@ -7,14 +8,12 @@ counted into usage and testable against a local server.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import random
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from marginalia.llm.errors import LLMUnavailableError
+from marginalia.retry import RetryPolicy, parse_retry_after
 
 R = TypeVar("R")
 
@@ -32,45 +31,6 @@ class Retryable:
 
     reason: str
     retry_after_s: float | None = None
-
-
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 4
-    base_delay_s: float = 0.5
-    max_delay_s: float = 30.0
-    # A server-sent retry-after is honoured up to this long.
-    max_retry_after_s: float = 60.0
-
-    def delay(self, retry_index: int, retry_after_s: float | None = None) -> float:
-        """Seconds to wait before retry number ``retry_index`` (0-based)."""
-        if retry_after_s is not None:
-            return min(max(retry_after_s, 0.0), self.max_retry_after_s)
-        ceiling = min(self.max_delay_s, self.base_delay_s * (2**retry_index))
-        # "Equal jitter": at least half the exponential step, never more than all of it.
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
-def parse_retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` (delta-seconds or HTTP date)."""
-    raw_ms = headers.get("retry-after-ms")
-    if raw_ms:
-        try:
-            return float(raw_ms) / 1000
-        except ValueError:
-            pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class Retrier:
@@ -125,3 +85,13 @@ class Retrier:
             except Exception as exc:
                 if not await self.should_retry(exc):
                     raise
+
+
+__all__ = [
+    "RETRYABLE_STATUS",
+    "Retrier",
+    "RetryPolicy",
+    "Retryable",
+    "is_retryable_status",
+    "parse_retry_after",
+]

@@ -23,11 +23,12 @@ import requests
 from arxiv import _feed as arxiv_feed
 
 from marginalia.config import SourceSettings
+from marginalia.retry import RetryPolicy
 from marginalia.sources.base import SourceError
 from marginalia.sources.candidate import Candidate, normalize_arxiv_id
 from marginalia.sources.ratelimit import (
+    DEFAULT_DEADLINE_S,
     RateLimiter,
-    RetryPolicy,
     call_with_retry,
     http_status_error,
     requests_error,
@@ -159,7 +160,7 @@ class ArxivClient:
         # The deadline bounds the whole call, all pages together.
         size = size or min(self.page_size, limit)
         loop = asyncio.get_running_loop()
-        deadline_at = loop.time() + self.policy.deadline_s
+        deadline_at = loop.time() + (self.policy.deadline_s or DEFAULT_DEADLINE_S)
         out: list[Candidate] = []
         offset = start
         while len(out) < limit:

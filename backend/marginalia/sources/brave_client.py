@@ -17,11 +17,11 @@ import httpx
 from pydantic import SecretStr
 
 from marginalia.config import SourceSettings
+from marginalia.retry import RetryPolicy
 from marginalia.sources.base import SourceError
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.ratelimit import (
     RateLimiter,
-    RetryPolicy,
     call_with_retry,
     http_status_error,
     shared_limiter,

@@ -26,11 +26,11 @@ import pyalex
 import requests
 
 from marginalia.config import SourceSettings
+from marginalia.retry import RetryPolicy
 from marginalia.sources.base import SourceError
 from marginalia.sources.candidate import Candidate, normalize_doi, normalize_openalex_id
 from marginalia.sources.ratelimit import (
     RateLimiter,
-    RetryPolicy,
     call_with_retry,
     requests_error,
     requests_session,

@@ -14,18 +14,16 @@ Client libraries' own sleeps and retries are switched off so every retry is ours
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
-import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import TypeVar
 
 import requests
 import requests.adapters
 
+from marginalia.retry import RetryPolicy, parse_retry_after
 from marginalia.sources.base import SourceError
 
 logger = logging.getLogger(__name__)
@@ -82,43 +80,8 @@ def shared_limiter(source: str, min_interval_s: float) -> RateLimiter:
         return limiter
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 3
-    base_delay_s: float = 0.5
-    max_delay_s: float = 20.0
-    # Overall bound of one logical call, limiter waits and backoff sleeps included.
-    deadline_s: float = 60.0
-
-    def backoff(self, retry_index: int, retry_after_s: float | None = None) -> float:
-        """Seconds before retry ``retry_index`` (0-based): the server's Retry-After if
-        given, else exponential with "equal jitter" (half fixed, half random)."""
-        if retry_after_s is not None:
-            return max(0.0, retry_after_s)
-        ceiling = min(self.max_delay_s, self.base_delay_s * (2**retry_index))
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
-
-
-def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date), else None."""
-    if not headers:
-        return None
-    raw = None
-    for key, value in headers.items():
-        if key.lower() == "retry-after":
-            raw = value
-            break
-    if raw is None or not raw.strip():
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+#: A source call's overall bound when its policy sets none.
+DEFAULT_DEADLINE_S = 60.0
 
 
 def http_status_error(
@@ -148,11 +111,12 @@ async def call_with_retry(
     ``SourceError(reason="timeout")`` is raised.
     """
     loop = asyncio.get_running_loop()
-    deadline_at = loop.time() + policy.deadline_s
+    deadline_s = policy.deadline_s if policy.deadline_s is not None else DEFAULT_DEADLINE_S
+    deadline_at = loop.time() + deadline_s
     retries = 0
     last: SourceError | None = None
     try:
-        async with asyncio.timeout(policy.deadline_s):
+        async with asyncio.timeout(deadline_s):
             while True:
                 if limiter is not None:
                     await limiter.acquire()
@@ -163,13 +127,13 @@ async def call_with_retry(
                     exc.attempts = retries + 1
                     if not exc.retryable or retries >= policy.max_retries:
                         raise
-                    delay = policy.backoff(retries, exc.retry_after_s)
+                    delay = policy.delay(retries, exc.retry_after_s)
                     if loop.time() + delay > deadline_at:
                         raise SourceError(
                             source,
                             "timeout",
                             f"{describe}: retry in {delay:.1f}s would pass the "
-                            f"{policy.deadline_s:g}s deadline; last error: {exc.message}",
+                            f"{deadline_s:g}s deadline; last error: {exc.message}",
                             status=exc.status,
                             attempts=retries + 1,
                         ) from exc
@@ -191,7 +155,7 @@ async def call_with_retry(
         raise SourceError(
             source,
             "timeout",
-            f"{describe}: gave up after the {policy.deadline_s:g}s deadline "
+            f"{describe}: gave up after the {deadline_s:g}s deadline "
             f"({retries + 1} attempt(s)){detail}",
             attempts=retries + 1,
         ) from exc
