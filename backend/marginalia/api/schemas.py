@@ -59,24 +59,6 @@ class JobOut(BaseModel):
     finished_at: datetime | None
 
 
-class JobCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    kind: str = Field(min_length=1)
-    params: dict[str, Any] = Field(default_factory=dict)
-    workspace_id: uuid.UUID | None = None
-
-
-class JobEventOut(BaseModel):
-    id: int
-    job_id: uuid.UUID
-    type: str
-    stage: str | None
-    message: str | None
-    progress: float | None
-    data: dict[str, Any]
-    created_at: datetime | None
-
-
 class SourceOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     id: uuid.UUID

@@ -95,16 +95,6 @@ def weighted_pagerank(
     return np.asarray(rank / rank.sum())
 
 
-def to_networkx(graph: ConceptGraphData) -> nx.DiGraph:
-    """The concept graph as a ``networkx.DiGraph`` (nodes: slugs; edges: type/weight/evidence)."""
-    g = nx.DiGraph()
-    for c in graph.concepts:
-        g.add_node(c.slug, name=c.name, level=c.level, df=c.df)
-    for e in graph.edges:
-        g.add_edge(e.source, e.target, type=e.type, weight=e.weight, evidence=e.evidence)
-    return g
-
-
 def analyze(graph: ConceptGraphData) -> GraphAnalysis:
     """Connected components, PageRank (undirected, weighted) and degree of every concept."""
     slugs = sorted(c.slug for c in graph.concepts)

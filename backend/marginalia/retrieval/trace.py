@@ -31,12 +31,6 @@ class LegTrace:
     note: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
-    def rank_of(self, chunk_id: int) -> int | None:
-        for entry in self.hits:
-            if entry.chunk_id == chunk_id:
-                return entry.rank
-        return None
-
 
 @dataclass(frozen=True)
 class FusedEntry:

@@ -302,9 +302,6 @@ class CatalogSource:
     def candidates(self) -> list[Candidate]:
         return list(self._candidates or [])
 
-    def set_ranker(self, ranker: Ranker) -> None:
-        self._ranker = ranker
-
     async def search(self, query: str, *, limit: int) -> list[Candidate]:
         if self._candidates is None:
             raise SourceError(self.name, "not_configured", NOT_CONFIGURED_MESSAGE)

@@ -12,7 +12,7 @@ from pgvector.psycopg.vector import VectorBinaryDumper
 from pgvector.sqlalchemy import Vector
 from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
-from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
@@ -301,13 +301,6 @@ async def pages_for_source(session: AsyncSession, source_id: uuid.UUID) -> list[
     return list(result.scalars().all())
 
 
-async def count_chunks(session: AsyncSession, source_id: uuid.UUID) -> int:
-    value = await session.scalar(
-        select(func.count()).select_from(Chunk).where(col(Chunk.source_id) == source_id)
-    )
-    return int(value or 0)
-
-
 async def delete_source(session: AsyncSession, source_id: uuid.UUID) -> bool:
     result = await session.execute(
         delete(Source).where(col(Source.id) == source_id).returning(col(Source.id))
@@ -320,17 +313,6 @@ async def file_key_in_use(session: AsyncSession, file_key: str) -> bool:
         select(func.count()).select_from(Source).where(col(Source.file_key) == file_key)
     )
     return bool(value)
-
-
-async def all_chunk_texts(
-    session: AsyncSession, *, after_id: int = 0, limit: int = 512
-) -> list[tuple[int, str]]:
-    """Chunk ids and texts in id order (for re-embedding in batches)."""
-    result = await session.execute(
-        text("SELECT id, text FROM chunks WHERE id > :after ORDER BY id LIMIT :limit"),
-        {"after": after_id, "limit": limit},
-    )
-    return [(int(r[0]), str(r[1])) for r in result.all()]
 
 
 async def file_keys_of_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> list[str]:
