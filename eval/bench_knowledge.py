@@ -3,7 +3,7 @@
 Builds a throwaway workspace (its own MARGINALIA_HOME with an embedded PostgreSQL) from ACL
 2020 catalog records (title + abstract, related papers: those mentioning BERT, language
 models or pre-training), adds the sources one at a time and times
-:func:`marginalia.knowledge.service.update_for_source` after each. Writes
+:func:`marginalia.knowledge.update.update_for_source` after each. Writes
 ``docs/benchmarks-knowledge.md`` and prints JSON.
 
     uv run --frozen python eval/bench_knowledge.py [--sizes 10,50,200] [--window 5]

@@ -1,7 +1,8 @@
 """Test session: a throwaway MARGINALIA_HOME with a real embedded PostgreSQL + pgvector.
 
-The environment is fixed before any marginalia module is imported, because settings
-(e.g. the embedding dimension used by the schema) are read once at import time.
+The environment is fixed first: the session's ``Settings`` (``get_settings()``) and the
+``marginalia`` processes and CLI commands the tests start all read it. (No module reads
+settings at import any more; tests/unit/test_architecture.py checks that.)
 """
 
 from __future__ import annotations

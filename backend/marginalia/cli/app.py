@@ -99,23 +99,17 @@ def worker() -> None:
 @db_app.command("upgrade")
 def db_upgrade(revision: str = "head") -> None:
     """Apply migrations up to REVISION (default: head)."""
-    from marginalia.db import migrate
-    from marginalia.db.server import resolve_database
+    from marginalia.usecases import database
 
-    location = resolve_database(get_settings())
-    migrate.upgrade(location.url, revision)
-    console.print(f"database at revision {migrate.current_revision(location.url)}")
+    console.print(f"database at revision {database.upgrade(get_settings(), revision)}")
 
 
 @db_app.command("downgrade")
 def db_downgrade(revision: str) -> None:
     """Revert migrations down to REVISION ('base' removes everything)."""
-    from marginalia.db import migrate
-    from marginalia.db.server import resolve_database
+    from marginalia.usecases import database
 
-    location = resolve_database(get_settings())
-    migrate.downgrade(location.url, revision)
-    console.print(f"database at revision {migrate.current_revision(location.url)}")
+    console.print(f"database at revision {database.downgrade(get_settings(), revision)}")
 
 
 @db_app.command("status")

@@ -75,6 +75,14 @@ def register(app: typer.Typer) -> None:
                     line += f"  (matched by {item['dedup_layer']})"
                 if item.get("error"):
                     line += f"  {item['error']}"
+                knowledge = item.get("knowledge") or {}
+                if knowledge.get("status") == "ok":
+                    line += (
+                        f"  (knowledge: {knowledge['concepts']} concepts, "
+                        f"{knowledge['claims']} claims)"
+                    )
+                elif knowledge.get("status") == "failed":
+                    line += f"  (knowledge update failed: {knowledge.get('error')})"
                 console.print(line)
             failed = (finished.result or {}).get("failed", 0)
             return 1 if refused or failed or finished.status != "succeeded" else 0
