@@ -25,7 +25,6 @@ from marginalia.answer.quotes import render_answer_text, validate_claims
 from marginalia.answer.routing import Context, Scope, build_context, expand_query, load_scope
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.answer.synthesis import synthesize_claims
-from marginalia.errors import ValidationFailed
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
 
 log = logging.getLogger(__name__)
@@ -43,9 +42,8 @@ async def retrieve(
     history: list[ChatMessage] | None = None,
     scope: Scope | None = None,
 ) -> Context:
-    """The numbered context for ``question`` (wiki-first, else hybrid)."""
-    if not question.strip():
-        raise ValidationFailed("the question is empty")
+    """The numbered context for ``question`` (wiki-first, else hybrid). The question was
+    checked by :func:`marginalia.usecases.ask.prepare` (the one place that does)."""
     if scope is None:
         scope = await load_scope(ctx, workspace_id, source_id)
     query = expand_query(question, history)

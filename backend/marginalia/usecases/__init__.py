@@ -12,7 +12,9 @@ context protocol).
 * :mod:`.paths` — learning paths;
 * :mod:`.research` — research runs and BibTeX import/export;
 * :mod:`.conversations` — list, read, delete;
-* :mod:`.health` — what ``GET /api/health`` and ``marginalia db status`` report.
+* :mod:`.jobs` — list, follow, resume, retry, cancel, the diagnostic ticker;
+* :mod:`.health` — what ``GET /api/health`` and ``marginalia db status`` report;
+* :mod:`.embedding`, :mod:`.database` — re-embedding; migrations on demand.
 
 Jobs that are flows (``ingest``, ``knowledge.*``, ``research*``) are defined here, beside
 the flow they run.

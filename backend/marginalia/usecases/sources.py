@@ -143,11 +143,39 @@ async def add_documents(
 @job(INGEST_KIND)
 async def ingest_job(ctx: JobContext) -> dict[str, Any]:
     """Files in the file store → sources → knowledge (see the module doc)."""
-    rt = ctx.runtime
     workspace_id = uuid.UUID(str(ctx.params["workspace_id"]))
     files: list[dict[str, Any]] = list(ctx.params["files"])
+    results = await _ingest_files(ctx, workspace_id, files)
+    updated = await _knowledge_step(ctx, workspace_id, results)
+    # Uploaded files that became no source (refused, or a duplicate of other bytes).
+    await remove_unused_files(
+        ctx.runtime,
+        [
+            str(item["key"])
+            for item, r in zip(files, results, strict=True)
+            if r["status"] != "created"
+        ],
+    )
+    summary = {
+        s: sum(1 for r in results if r["status"] == s) for s in ("created", "duplicate", "failed")
+    }
+    await ctx.emit(
+        f"{summary['created']} added, {summary['duplicate']} already present, "
+        f"{summary['failed']} failed; knowledge updated for {updated}",
+        stage="done",
+        progress=1.0,
+        data=summary,
+    )
+    return {"files": results, **summary}
+
+
+async def _ingest_files(
+    ctx: JobContext, workspace_id: uuid.UUID, files: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Each file's outcome, in order; files a previous run finished (checkpoint ``done``)
+    are not ingested again. Ingest is the first 80% of the job's progress."""
+    rt = ctx.runtime
     done: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("done", {}))
-    knowledge: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("knowledge", {}))
     total = len(files)
     todo = [(i, item) for i, item in enumerate(files) if f"{i}:{item['key']}" not in done]
 
@@ -161,7 +189,6 @@ async def ingest_job(ctx: JobContext) -> dict[str, Any]:
 
     def progress(position: int) -> Progress:
         async def report(stage: str, message: str) -> None:
-            # Ingest is the first 80% of the job, the knowledge step the rest.
             await ctx.emit(message, stage=stage, progress=0.8 * position / total)
 
         return report
@@ -191,27 +218,29 @@ async def ingest_job(ctx: JobContext) -> dict[str, Any]:
         else:
             done[f"{position}:{item['key']}"] = outcome.as_dict()
         await ctx.save_checkpoint(done=done)
-    results = [done[f"{i}:{item['key']}"] for i, item in enumerate(files)]
+    return [done[f"{i}:{item['key']}"] for i, item in enumerate(files)]
 
-    # The knowledge step, for the sources this job brought in (or found without knowledge).
-    targets = [
+
+async def _knowledge_step(
+    ctx: JobContext, workspace_id: uuid.UUID, results: list[dict[str, Any]]
+) -> int:
+    """The knowledge update (stage ``knowledge``) for each source the job created, or
+    found stored without knowledge, unless a previous run finished it (checkpoint
+    ``knowledge``). Adds each result's ``knowledge`` summary; returns how many ran."""
+    rt = ctx.runtime
+    knowledge: dict[str, dict[str, Any]] = dict(ctx.checkpoint.get("knowledge", {}))
+    candidates = dict.fromkeys(
         uuid.UUID(r["source_id"])
         for r in results
         if r["status"] != "failed" and r.get("source_id") and r["source_id"] not in knowledge
-    ]
-    targets = [
-        sid
-        for sid in dict.fromkeys(targets)
-        if any(r.get("source_id") == str(sid) and r["status"] == "created" for r in results)
-        or await needs_knowledge(rt, sid)
-    ]
+    )
+    created = {r["source_id"] for r in results if r["status"] == "created"}
+    targets = [sid for sid in candidates if str(sid) in created or await needs_knowledge(rt, sid)]
     for k, sid in enumerate(targets):
         ctx.raise_if_cancelled()
         name = next(r["filename"] for r in results if r.get("source_id") == str(sid))
         await ctx.emit(
-            f"knowledge update for {name}",
-            stage="knowledge",
-            progress=0.8 + 0.2 * k / len(targets),
+            f"knowledge update for {name}", stage="knowledge", progress=0.8 + 0.2 * k / len(targets)
         )
         try:
             update = await update_for_source(rt, workspace_id, sid)
@@ -226,27 +255,7 @@ async def ingest_job(ctx: JobContext) -> dict[str, Any]:
     for r in results:
         if r.get("source_id") in knowledge:
             r["knowledge"] = knowledge[r["source_id"]]
-
-    # Uploaded files that became no source (refused, or a duplicate of other bytes).
-    await remove_unused_files(
-        rt,
-        [
-            str(item["key"])
-            for item, r in zip(files, results, strict=True)
-            if r["status"] != "created"
-        ],
-    )
-    summary = {
-        s: sum(1 for r in results if r["status"] == s) for s in ("created", "duplicate", "failed")
-    }
-    await ctx.emit(
-        f"{summary['created']} added, {summary['duplicate']} already present, "
-        f"{summary['failed']} failed; knowledge updated for {len(targets)}",
-        stage="done",
-        progress=1.0,
-        data=summary,
-    )
-    return {"files": results, **summary}
+    return len(targets)
 
 
 # ------------------------------------------------------------------------------ reads
