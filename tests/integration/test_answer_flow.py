@@ -4,6 +4,7 @@ per-paper scope, conversations and the CLI."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -512,7 +513,10 @@ async def test_api_stream_and_cli_give_the_same_claims(
         """marginalia"""
 
     register(app)
-    result = CliRunner().invoke(app, ["ask", "-w", str(corpus.workspace_id), "--json", SPECTER_Q])
+    # The CLI runs its own event loop: in a thread, as a terminal would run it beside us.
+    result = await asyncio.to_thread(
+        CliRunner().invoke, app, ["ask", "-w", str(corpus.workspace_id), "--json", SPECTER_Q]
+    )
     assert result.exit_code == 0, result.output
     printed = json.loads(result.output)
     assert printed["claims"] == streamed["claims"]
