@@ -43,8 +43,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_SET = HERE / "dev.jsonl"
 HIGH = 0.3
 
-STOP_WORDS = frozenset(
-    """
+_STOP_TEXT = """
     a about above across after again against all almost along also although always am
     among an and another any anything are around as at be became because become been
     before being below between both but by can could did do does doing done down during
@@ -59,8 +58,8 @@ STOP_WORDS = frozenset(
     say says said tell told give given kind way ways thing things part
     paper papers article study studies author authors according work report reported
     describe described mention mentioned state stated
-    """.split()
-)
+"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 def fold(word: str) -> str:
