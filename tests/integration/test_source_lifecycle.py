@@ -4,11 +4,13 @@ that only it supported."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 
 import httpx
 from sqlalchemy import text
+from typer.testing import CliRunner
 
 from marginalia.db.repositories import jobs as jobs_repo
 from marginalia.ingest.pipeline import ingest_document
@@ -66,6 +68,16 @@ async def test_upload_builds_knowledge_and_delete_removes_it(
         wiki = (await client.get(f"/api/workspaces/{ws.id}/wiki")).json()
         assert concepts and claims and wiki
         assert all(c["source_id"] == str(sid) for c in claims)
+
+        # `marginalia knowledge rebuild -w W` recomputes it all (a job, followed).
+        from marginalia.cli.app import app
+
+        rebuilt = await asyncio.to_thread(
+            CliRunner().invoke, app, ["knowledge", "rebuild", "-w", str(ws.id)]
+        )
+        assert rebuilt.exit_code == 0, rebuilt.output
+        assert "succeeded" in rebuilt.output and "1 sources:" in rebuilt.output
+        assert (await client.get(f"/api/workspaces/{ws.id}/concepts")).json()
 
         response = await client.delete(f"/api/sources/{sid}")
         assert response.status_code == 204
