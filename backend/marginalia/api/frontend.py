@@ -76,7 +76,8 @@ class WebAppFiles(StaticFiles):
         except HTTPException as exc:
             # A missing file-like path (…/x.js) stays a 404: answering HTML for a
             # missing script hides the real problem behind a parse error.
-            if exc.status_code != 404 or "." in path.rsplit("/", 1)[-1]:
+            name = path.rsplit("/", 1)[-1]
+            if exc.status_code != 404 or (name not in ("", ".") and "." in name):
                 raise
             response = await super().get_response("index.html", scope)
             path = "index.html"

@@ -88,7 +88,7 @@ export function JobRow({ job, workspaceId }: { job: Job; workspaceId: string }) 
       </div>
       <ErrorText error={action.error ?? live.error} />
       {open && (
-        <ol className="mt-1 max-h-48 overflow-y-auto rounded bg-stone-50 p-1.5 font-mono text-[11px] leading-snug dark:bg-stone-950" aria-label="Job events">
+        <ol tabIndex={0} className="mt-1 max-h-48 overflow-y-auto rounded bg-stone-50 p-1.5 font-mono text-[11px] leading-snug dark:bg-stone-950" aria-label="Job events">
           {live.events.map((e) => (
             <li key={e.id}>
               <span className="text-stone-500">{e.stage ?? e.type}</span> {e.message}
