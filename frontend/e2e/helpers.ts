@@ -39,13 +39,18 @@ export async function uploadAndWait(page: Page, files: string[]): Promise<Set<st
 
 /** Record, in the page, when the first answer source and the first answer token appear. */
 export async function watchAnswerTiming(page: Page): Promise<void> {
+  await page.getByTestId('ask-input').first().waitFor()
   await page.evaluate(() => {
     const w = window as unknown as { __answer: { asked?: number; sources?: number; token?: number } }
     w.__answer = {}
-    const input = document.querySelector('[data-testid="ask-input"]')
-    input?.addEventListener('keydown', (e) => {
-      if ((e as KeyboardEvent).key === 'Enter') w.__answer = { asked: performance.now() }
-    })
+    document.addEventListener(
+      'keydown',
+      (e) => {
+        const target = e.target as HTMLElement | null
+        if (e.key === 'Enter' && target?.dataset.testid === 'ask-input') w.__answer = { asked: performance.now() }
+      },
+      true,
+    )
     const turns = () => document.querySelectorAll('[data-testid="turn"]')
     const check = () => {
       const last = turns()[turns().length - 1]

@@ -27,10 +27,12 @@ def dist(tmp_path: Path) -> Path:
     return tmp_path
 
 
-async def _get(app: FastAPI, path: str, method: str = "GET") -> httpx.Response:
+async def _get(
+    app: FastAPI, path: str, method: str = "GET", headers: dict[str, str] | None = None
+) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
-        return await client.request(method, path)
+        return await client.request(method, path, headers=headers)
 
 
 @pytest.mark.parametrize("path", ["/", "/w/abc", "/w/abc/chat/def", "/w/abc/read/x?page=3"])
@@ -47,6 +49,21 @@ async def test_hashed_assets_are_cached_for_a_year(dist: Path) -> None:
     assert response.headers["cache-control"] == ASSET_CACHE
     other = await _get(_app(dist), "/favicon.svg")
     assert other.headers["cache-control"] == "no-cache"
+
+
+async def test_precompressed_assets_go_to_clients_that_take_gzip(dist: Path) -> None:
+    import gzip
+
+    (dist / "assets" / "index-abc123.js.gz").write_bytes(gzip.compress(b"console.log(1)"))
+    app = _app(dist)
+    gz = await _get(app, "/assets/index-abc123.js", headers={"Accept-Encoding": "gzip"})
+    assert gz.headers["content-encoding"] == "gzip"
+    assert gz.headers["content-type"].startswith("text/javascript")
+    assert gz.text == "console.log(1)"  # httpx decodes it
+    assert gz.headers["cache-control"] == ASSET_CACHE
+    plain = await _get(app, "/assets/index-abc123.js", headers={"Accept-Encoding": "identity"})
+    assert "content-encoding" not in plain.headers
+    assert plain.text == "console.log(1)"
 
 
 @pytest.mark.parametrize("path", ["/api/nope", "/api", "/assets/missing.js"])

@@ -17,8 +17,9 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
@@ -81,11 +82,28 @@ class WebAppFiles(StaticFiles):
                 raise
             response = await super().get_response("index.html", scope)
             path = "index.html"
+        response = self._precompressed(path, scope, response)
         if path.startswith("assets/"):
             response.headers["Cache-Control"] = ASSET_CACHE
         else:
             response.headers["Cache-Control"] = "no-cache"
         return response
+
+    def _precompressed(self, path: str, scope: Scope, response: Response) -> Response:
+        """The build's ``.gz`` twin when the client takes gzip (the build writes them; the
+        app compresses nothing on the fly, which would buffer its NDJSON/SSE streams)."""
+        if response.status_code != 200 or not isinstance(response, FileResponse):
+            return response
+        accept = Headers(scope=scope).get("accept-encoding", "")
+        twin = Path(str(response.path) + ".gz")
+        if "gzip" not in accept or not twin.is_file():
+            response.headers["Vary"] = "Accept-Encoding"
+            return response
+        return FileResponse(
+            twin,
+            media_type=response.media_type,
+            headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"},
+        )
 
 
 def install_frontend(app: FastAPI, dist: Path = FRONTEND_DIST) -> None:

@@ -20,7 +20,7 @@ export function ChatPage() {
   const list = (conversations.data ?? []).filter((c) => !c.source_id)
 
   return (
-    <main className="mx-auto grid w-full max-w-7xl flex-1 gap-4 px-3 py-4 sm:px-5 md:grid-cols-[15rem_minmax(0,1fr)]">
+    <main className="mx-auto grid w-full max-w-7xl flex-1 grid-cols-1 gap-4 px-3 py-4 sm:px-5 md:grid-cols-[15rem_minmax(0,1fr)]">
       <nav aria-label="Conversations" className="md:border-r md:border-stone-200 md:pr-3 md:dark:border-stone-800">
         <div className="flex items-center justify-between">
           <h2 className="font-semibold">Conversations</h2>

@@ -49,7 +49,7 @@ function PassageBody({ n, source, quote, workspaceId }: { n: number; source: Ans
       <p className="font-medium">
         [{n}] {reference(source)}
       </p>
-      <div className="mt-2 whitespace-pre-wrap font-serif leading-relaxed text-stone-800 dark:text-stone-200" data-testid="passage-text">
+      <div className="mt-2 whitespace-normal font-serif leading-relaxed text-stone-800 dark:text-stone-200" data-testid="passage-text">
         {passage.pending && 'Loading the passage…'}
         {passage.text &&
           (span ? (

@@ -8,7 +8,7 @@ import { ResearchPanel } from './ResearchPanel'
 export function WorkspaceHome() {
   const workspace = useOutletContext<WorkspaceDetail>()
   return (
-    <main className="mx-auto grid w-full max-w-7xl gap-5 px-3 py-5 sm:px-5 lg:grid-cols-[minmax(0,1fr)_22rem]">
+    <main className="mx-auto grid w-full max-w-7xl grid-cols-1 gap-5 px-3 py-5 sm:px-5 lg:grid-cols-[minmax(0,1fr)_22rem]">
       <div className="min-w-0">
         <SourcesTable workspaceId={workspace.id} />
       </div>
