@@ -78,6 +78,22 @@ async def test_missing_api_routes_and_files_stay_404(dist: Path, path: str) -> N
     assert response.json()["error"] == "not_found"
 
 
+async def test_api_paths_keep_the_routers_answers(dist: Path) -> None:
+    from marginalia.api.errors import install_error_handlers
+
+    app = _app(dist)
+    install_error_handlers(app)
+
+    @app.get("/api/late")  # added after the web app: still reachable
+    async def late() -> dict[str, bool]:
+        return {"ok": True}
+
+    assert (await _get(app, "/api/late")).json() == {"ok": True}
+    wrong_method = await _get(app, "/api/limits", method="PUT")
+    assert wrong_method.status_code == 405
+    assert wrong_method.json()["error"] == "method_not_allowed"
+
+
 async def test_without_a_build_the_root_says_how_to_build(tmp_path: Path) -> None:
     response = await _get(_app(tmp_path / "absent"), "/")
     assert response.status_code == 200

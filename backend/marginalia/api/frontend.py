@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.responses import FileResponse, Response
+from starlette.routing import Match, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
@@ -106,12 +107,26 @@ class WebAppFiles(StaticFiles):
         )
 
 
+class _WebAppMount(Mount):
+    """The web app at ``/``, blind to ``/api``: API paths keep the router's own answers
+    (405 for a wrong method, JSON 404) and routes added later still match."""
+
+    def __init__(self, files: WebAppFiles) -> None:
+        super().__init__("/", app=files, name="webapp")
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == "/api" or path.startswith("/api/")):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
 def install_frontend(app: FastAPI, dist: Path = FRONTEND_DIST) -> None:
     """Add the docs, the limits route and (last, since it catches every path) the web app."""
     app.include_router(limits_router)
     _install_docs(app)
     if (dist / "index.html").exists():
-        app.mount("/", WebAppFiles(directory=dist), name="webapp")
+        app.router.routes.append(_WebAppMount(WebAppFiles(directory=dist)))
         return
 
     @app.get("/", include_in_schema=False)
