@@ -18,6 +18,10 @@ function freePort(): string {
 // Computed once in the runner; workers inherit the environment.
 process.env.E2E_PORT ||= freePort()
 process.env.E2E_HOME ||= mkdtempSync(path.join(tmpdir(), 'marginalia-e2e-'))
+// A port nothing listens on: arXiv and OpenAlex are "unreachable" at once (no network here),
+// and the research test reads the shared ACL catalog as its local source.
+process.env.E2E_CLOSED_PORT ||= freePort()
+const closed = `http://127.0.0.1:${process.env.E2E_CLOSED_PORT}`
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`
 
 export const chromiumArgs = [
@@ -57,7 +61,14 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',
-    env: { MARGINALIA_HOME: process.env.E2E_HOME, MARGINALIA_LLM__PROVIDER: 'offline' },
+    env: {
+      MARGINALIA_HOME: process.env.E2E_HOME,
+      MARGINALIA_LLM__PROVIDER: 'offline',
+      MARGINALIA_CATALOG_PATH: path.join(root, '..', 'shared', 'data', 'catalog', 'acl2020', 'papers.jsonl'),
+      MARGINALIA_SOURCES__ARXIV_BASE_URL: `${closed}/api/query`,
+      MARGINALIA_SOURCES__OPENALEX_BASE_URL: closed,
+      MARGINALIA_SOURCES__MAX_RETRIES: '0',
+    },
     gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
   },
 })

@@ -75,8 +75,28 @@ test('screenshots and timings', async ({ page, browser }) => {
   console.log('WEB-BENCH ' + JSON.stringify(result))
   writeFileSync(path.resolve(import.meta.dirname, '..', 'test-results', 'web-bench.json'), JSON.stringify(result, null, 1))
 
+  // A research run (the shared ACL catalog; arXiv and OpenAlex unreachable here).
+  const researchWs = await createWorkspace(page, 'Dialogue', 'dialogue state tracking for task-oriented dialogue systems')
+  await page.getByTestId('research-max').fill('4')
+  await page.getByTestId('research-fulltext').uncheck()
+  await page.getByRole('button', { name: 'Start research' }).click()
+  await expect(page.getByTestId('job-item').first()).toHaveAttribute('data-status', 'succeeded', { timeout: 180_000 })
+
   // ---- screenshots
   mkdirSync(SHOTS, { recursive: true })
+  for (const dark of [false, true]) {
+    await setTheme(page, dark)
+    await page.reload()
+    await expect(page.getByTestId('source-item').first()).toBeVisible()
+    // The research panel lives in this tab's state: start a (quick, all-duplicate) run again to show it.
+    await page.getByTestId('research-max').fill('4')
+    await page.getByTestId('research-fulltext').uncheck()
+    await page.getByRole('button', { name: 'Start research' }).click()
+    await expect(page.getByTestId('research-progress')).toContainText(/found → \d+ unique/, { timeout: 120_000 })
+    await expect(page.getByTestId('job-item').first()).toHaveAttribute('data-status', 'succeeded', { timeout: 180_000 })
+    await page.screenshot({ path: path.join(SHOTS, `research-${dark ? 'dark' : 'light'}-wide.png`), fullPage: true })
+  }
+  void researchWs
   const views: Array<[string, string, (p: Page) => Promise<void>]> = [
     ['workspaces', '/', async (p) => void (await expect(p.getByTestId('workspace-item').first()).toBeVisible())],
     ['home', `/w/${workspaceId}`, async (p) => void (await expect(p.getByTestId('source-item')).toHaveCount(2))],

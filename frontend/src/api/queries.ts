@@ -168,11 +168,11 @@ export function useJobAction() {
 export function useStartResearch(workspaceId: string) {
   const qc = useQueryClient()
   return useMutation({
-    mutationFn: async ({ description, max_sources = 30 }: { description: string; max_sources?: number }) =>
+    mutationFn: async ({ description, max_sources = 30, fetch = true }: { description: string; max_sources?: number; fetch?: boolean }) =>
       unwrap(
         await api.POST('/api/workspaces/{workspace_id}/research', {
           params: { path: { workspace_id: workspaceId } },
-          body: { description, max_sources, fetch: true },
+          body: { description, max_sources, fetch },
         }),
       ),
     onSuccess: () => {

@@ -60,7 +60,7 @@ export function JobRow({ job, workspaceId }: { job: Job; workspaceId: string }) 
       <div className="mt-1.5">
         <Progress value={progress} label={`${KIND[job.kind] ?? job.kind} progress`} tone={status === 'failed' ? 'red' : status === 'succeeded' ? 'green' : 'accent'} />
       </div>
-      <p className="mt-1 line-clamp-2 text-xs text-stone-700 dark:text-stone-300" aria-live={running ? 'polite' : undefined}>
+      <p className="mt-1 line-clamp-2 text-xs text-stone-700 [overflow-wrap:anywhere] dark:text-stone-300" aria-live={running ? 'polite' : undefined}>
         {message}
       </p>
       <div className="mt-1 flex flex-wrap items-center gap-1 text-xs text-stone-600 dark:text-stone-400">
@@ -90,7 +90,7 @@ export function JobRow({ job, workspaceId }: { job: Job; workspaceId: string }) 
       {open && (
         <ol tabIndex={0} className="mt-1 max-h-48 overflow-y-auto rounded bg-stone-50 p-1.5 font-mono text-[11px] leading-snug dark:bg-stone-950" aria-label="Job events">
           {live.events.map((e) => (
-            <li key={e.id}>
+            <li key={e.id} className="[overflow-wrap:anywhere]">
               <span className="text-stone-500">{e.stage ?? e.type}</span> {e.message}
             </li>
           ))}

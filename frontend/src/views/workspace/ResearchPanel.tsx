@@ -11,13 +11,15 @@ import { cx } from '../../lib/cx'
 
 export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
   const [topic, setTopic] = useState(workspace.description)
+  const [maxSources, setMaxSources] = useState(30)
+  const [fullText, setFullText] = useState(true)
   const [jobId, setJobId] = useState<string | null>(null)
   const start = useStartResearch(workspace.id)
   const watchJob = useUi((s) => s.watchJob)
   const submit = (e: FormEvent) => {
     e.preventDefault()
     start.mutate(
-      { description: topic.trim() },
+      { description: topic.trim(), max_sources: maxSources, fetch: fullText },
       {
         onSuccess: (job) => {
           watchJob(job.id)
@@ -36,7 +38,25 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
           Describe the topic; papers are searched, fetched, read and linked.
         </label>
         <Textarea id="research-topic" data-testid="research-topic" rows={3} value={topic} onChange={(e) => setTopic(e.target.value)} maxLength={4000} placeholder="efficient attention for long documents" />
-        <div className="flex justify-end">
+        <div className="flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-sm">
+          <label className="flex items-center gap-1">
+            at most
+            <input
+              type="number"
+              min={1}
+              max={200}
+              value={maxSources}
+              onChange={(e) => setMaxSources(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
+              className="h-8 w-16 rounded-md border border-stone-300 bg-white px-2 dark:border-stone-600 dark:bg-stone-900"
+              data-testid="research-max"
+            />
+            sources
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" checked={fullText} onChange={(e) => setFullText(e.target.checked)} data-testid="research-fulltext" />
+            fetch full text
+          </label>
+          <span className="flex-1" />
           <Button type="submit" variant="primary" size="sm" disabled={!topic.trim() || start.isPending}>
             Start research
           </Button>
@@ -54,7 +74,7 @@ export function ResearchProgressView({ jobId, workspaceId }: { jobId: string; wo
   return (
     <div className="mt-3 grid gap-2 text-sm" data-testid="research-progress">
       <Progress value={live.finished ? 1 : live.progress} label="Research progress" />
-      <p className="text-xs text-stone-600 dark:text-stone-400" aria-live="polite">
+      <p className="text-xs text-stone-600 [overflow-wrap:anywhere] dark:text-stone-400" aria-live="polite">
         {live.last?.message ?? 'starting…'}
       </p>
       {p.queries.length > 0 && (

@@ -11,7 +11,16 @@ import { cx } from '../../lib/cx'
 // Per-paper Q&A is the chat component scoped to one source; its code loads when opened.
 const ChatPanel = lazy(async () => ({ default: (await import('../chat/ChatPanel')).ChatPanel }))
 
-const ORIGIN: Record<string, string> = { upload: 'Upload', research: 'Research', bibtex: 'BibTeX', cli: 'CLI', catalog: 'Catalog' }
+// How a source arrived: its `origin` is the upload, the BibTeX import, or the research
+// source that found it.
+const ORIGIN: Record<string, string> = {
+  upload: 'Upload',
+  bibtex: 'BibTeX',
+  arxiv: 'Research · arXiv',
+  openalex: 'Research · OpenAlex',
+  brave: 'Research · web',
+  catalog: 'Research · catalog',
+}
 
 export function originLabel(origin: string): string {
   return ORIGIN[origin] ?? origin

@@ -12,7 +12,7 @@ export function WorkspaceHome() {
       <div className="min-w-0">
         <SourcesTable workspaceId={workspace.id} />
       </div>
-      <aside className="grid content-start gap-5" aria-label="Add sources and jobs">
+      <aside className="grid min-w-0 content-start gap-5" aria-label="Add sources and jobs">
         <UploadPanel workspaceId={workspace.id} />
         <ResearchPanel workspace={workspace} />
         <JobPanel workspaceId={workspace.id} />
