@@ -5,22 +5,18 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.responses import FileResponse, HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
+from marginalia.api.frontend import install_frontend
 from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
 from marginalia.config import Settings, get_settings
 from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
 
 log = logging.getLogger(__name__)
-
-FRONTEND = Path(__file__).resolve().parents[3] / "frontend"
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -59,19 +55,5 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     install_error_handlers(app)
     for module in (health, workspaces, sources, knowledge, research, answers, jobs):
         app.include_router(module.router)
-    _mount_frontend(app)
+    install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)
     return app
-
-
-def _mount_frontend(app: FastAPI) -> None:
-    dist = FRONTEND / "dist"
-    if (dist / "index.html").exists():
-        app.mount("/", StaticFiles(directory=dist, html=True), name="frontend")
-        return
-    placeholder = FRONTEND / "index.html"
-
-    @app.get("/", include_in_schema=False, response_model=None)
-    async def index() -> FileResponse | HTMLResponse:
-        if placeholder.exists():
-            return FileResponse(placeholder)
-        return HTMLResponse("<h1>Marginalia</h1><p>API docs at <a href='/docs'>/docs</a>.</p>")

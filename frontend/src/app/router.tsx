@@ -1,0 +1,49 @@
+// Every view has a URL a researcher can bookmark and share. Views beyond the start page
+// load on demand, so the first view carries no Markdown/KaTeX (and, later, no PDF or graph) code.
+import { createBrowserRouter } from 'react-router'
+import { Layout } from './Layout'
+import { RouteError } from './RouteError'
+import { WorkspacesPage } from '../views/workspaces/WorkspacesPage'
+
+export const router = createBrowserRouter([
+  {
+    path: '/',
+    element: <Layout />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <WorkspacesPage /> },
+      {
+        path: 'w/:workspaceId',
+        lazy: async () => ({ Component: (await import('../views/workspace/WorkspaceLayout')).WorkspaceLayout }),
+        children: [
+          {
+            index: true,
+            lazy: async () => ({ Component: (await import('../views/workspace/WorkspaceHome')).WorkspaceHome }),
+          },
+          {
+            path: 'chat/:conversationId?',
+            lazy: async () => ({ Component: (await import('../views/chat/ChatPage')).ChatPage }),
+          },
+          // The later issues' views (canvas #15, path and wiki #15, reader #16): routed now.
+          {
+            path: 'canvas',
+            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).CanvasPlaceholder }),
+          },
+          {
+            path: 'path',
+            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).PathPlaceholder }),
+          },
+          {
+            path: 'wiki/:slug?',
+            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).WikiPlaceholder }),
+          },
+          {
+            path: 'read/:sourceId?',
+            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).ReaderPlaceholder }),
+          },
+        ],
+      },
+      { path: '*', element: <RouteError notFound /> },
+    ],
+  },
+])

@@ -1,0 +1,91 @@
+import { describe, expect, it, afterEach } from 'vitest'
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { MemoryRouter } from 'react-router'
+import { TurnView, type Turn } from './AnswerView'
+import { Markdown } from '../../lib/Markdown'
+import { answerMarkdown } from './copy'
+
+afterEach(cleanup)
+
+const passage1 = 'Background first. The resulting literature graph consists of more than 280M nodes, representing papers. More text after it.'
+
+const turn: Turn = {
+  key: 'm1',
+  question: 'How large is the graph?',
+  sources: [
+    { n: 1, document: 'Literature Graph', excerpt: passage1.slice(0, 40), text: passage1, page: 1, source_id: 's1', chunk_id: 7 },
+    { n: 2, document: 'Other paper', excerpt: 'x', text: 'The graph uses $O(n^2)$ memory in the worst case here.', page: 4, source_id: 's2', chunk_id: 9 },
+  ],
+  text: '',
+  summary: {
+    text: '',
+    refused: false,
+    claims: [
+      { text: 'The resulting literature graph consists of more than 280M nodes', citations: [1], quote: 'The resulting literature graph consists of more than 280M nodes' },
+      { text: 'It needs quadratic memory $O(n^2)$', citations: [2, 1], quote: 'The graph uses $O(n^2)$ memory' },
+    ],
+    cited: [1, 2],
+  },
+  error: null,
+  streaming: false,
+}
+
+function renderTurn(t: Turn) {
+  return render(
+    <QueryClientProvider client={new QueryClient()}>
+      <MemoryRouter>
+        <TurnView turn={t} workspaceId="w1" />
+      </MemoryRouter>
+    </QueryClientProvider>,
+  )
+}
+
+describe('citations in an answer', () => {
+  it('renders every [n] of every claim as a button with data-n', () => {
+    renderTurn(turn)
+    const claims = screen.getAllByTestId('claim')
+    expect(claims).toHaveLength(2)
+    expect(within(claims[0]!).getAllByTestId('citation').map((b) => b.dataset.n)).toEqual(['1'])
+    expect(within(claims[1]!).getAllByTestId('citation').map((b) => b.dataset.n)).toEqual(['2', '1'])
+  })
+
+  it('shows each claim’s quote once: as the claim when they are the same, else beneath it', () => {
+    renderTurn(turn)
+    const [first, second] = screen.getAllByTestId('claim')
+    expect(within(first!).queryByTestId('claim-quote')).toBeNull()
+    expect(first!.textContent?.match(/280M nodes/g)).toHaveLength(1)
+    expect(within(second!).getAllByTestId('claim-quote')).toHaveLength(1)
+  })
+
+  it('opens the cited passage with the quote highlighted inside it', async () => {
+    renderTurn(turn)
+    fireEvent.click(within(screen.getAllByTestId('claim')[0]!).getByTestId('citation'))
+    const mark = await screen.findByTestId('passage-quote')
+    expect(mark.textContent).toBe('The resulting literature graph consists of more than 280M nodes')
+    expect(screen.getByTestId('passage-text').textContent).toBe(passage1)
+  })
+
+  it('a refusal is shown as one, with what was searched', () => {
+    renderTurn({ ...turn, summary: { text: '', claims: [], refused: true, refusal: 'I found no evidence. Searched 10 passages.' } })
+    expect(screen.getByTestId('refusal').textContent).toContain('Searched 10 passages')
+    expect(screen.queryAllByTestId('claim')).toHaveLength(0)
+  })
+
+  it('copies as Markdown with references of the cited passages only', () => {
+    const md = answerMarkdown(turn.question, turn.summary!, [...turn.sources, { n: 3, document: 'Uncited', excerpt: '' }])
+    expect(md).toContain('- The resulting literature graph consists of more than 280M nodes [1]')
+    expect(md).toContain('[2] Other paper (p. 4)')
+    expect(md).not.toContain('Uncited')
+  })
+})
+
+describe('Markdown with math', () => {
+  it('typesets inline and display math with KaTeX and keeps citations clickable', () => {
+    const { container } = render(<Markdown text={'Energy $E = mc^2$ [1].\n\n$$\n\\sum_{i=1}^n i\n$$'} renderCitation={(n) => <button data-testid="citation" data-n={n}>{n}</button>} />)
+    expect(container.querySelectorAll('.katex').length).toBe(2)
+    expect(container.querySelector('.katex-display')).not.toBeNull()
+    expect(container.querySelector('.katex-mathml annotation')?.textContent).toBe('E = mc^2')
+    expect(screen.getByTestId('citation').dataset.n).toBe('1')
+  })
+})

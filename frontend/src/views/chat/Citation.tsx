@@ -1,0 +1,78 @@
+import * as Popover from '@radix-ui/react-popover'
+import { Link } from 'react-router'
+import type { AnswerSource } from '../../api/ask'
+import { findQuote } from '../../lib/quotes'
+import { useUi } from '../../store'
+import { usePassageText } from './passages'
+import { reference } from './copy'
+
+/** `[n]`: a button that opens the cited passage with the claim's quote highlighted in it. */
+export function CitationButton(props: { id: string; n: number; source: AnswerSource | undefined; quote: string | null; workspaceId: string }) {
+  const { id, n, source, quote, workspaceId } = props
+  const open = useUi((s) => s.citation?.id === id)
+  const setCitation = useUi((s) => s.openCitation)
+  return (
+    <Popover.Root open={open} onOpenChange={(o) => setCitation(o ? { id, n, quote } : null)}>
+      <Popover.Trigger asChild>
+        <button
+          type="button"
+          data-testid="citation"
+          data-n={n}
+          disabled={!source}
+          aria-label={source ? `Source ${n}: ${source.document}` : `Source ${n}`}
+          className="mx-0.5 inline-flex h-5 min-w-5 items-center justify-center rounded bg-accent-100 px-1 align-baseline text-[0.75rem] font-semibold text-accent-700 hover:bg-accent-300/60 disabled:opacity-50 dark:bg-accent-700/40 dark:text-accent-100 dark:hover:bg-accent-700/70"
+        >
+          {n}
+        </button>
+      </Popover.Trigger>
+      <Popover.Portal>
+        <Popover.Content
+          sideOffset={6}
+          collisionPadding={12}
+          className="z-50 max-h-[min(28rem,70vh)] w-[min(30rem,calc(100vw-1.5rem))] overflow-y-auto rounded-lg border border-stone-200 bg-white p-3 text-sm shadow-xl dark:border-stone-700 dark:bg-stone-900"
+          data-testid="passage"
+          aria-label={`Passage ${n}`}
+        >
+          {source && open && <PassageBody n={n} source={source} quote={quote} workspaceId={workspaceId} />}
+          <Popover.Arrow className="fill-white dark:fill-stone-900" />
+        </Popover.Content>
+      </Popover.Portal>
+    </Popover.Root>
+  )
+}
+
+function PassageBody({ n, source, quote, workspaceId }: { n: number; source: AnswerSource; quote: string | null; workspaceId: string }) {
+  const passage = usePassageText(workspaceId, source, true)
+  const span = passage.text ? findQuote(passage.text, quote) : null
+  return (
+    <div>
+      <p className="font-medium">
+        [{n}] {reference(source)}
+      </p>
+      <div className="mt-2 whitespace-normal font-serif leading-relaxed text-stone-800 dark:text-stone-200" data-testid="passage-text">
+        {passage.pending && 'Loading the passage…'}
+        {passage.text &&
+          (span ? (
+            <>
+              {passage.text.slice(0, span[0])}
+              <mark data-testid="passage-quote" className="rounded-sm bg-yellow-200 px-0.5 text-stone-900 dark:bg-yellow-500/40 dark:text-yellow-50">
+                {passage.text.slice(span[0], span[1])}
+              </mark>
+              {passage.text.slice(span[1])}
+            </>
+          ) : (
+            passage.text
+          ))}
+      </div>
+      {quote && passage.text && !span && <p className="mt-2 text-xs text-stone-600 dark:text-stone-400">The quote is not in this passage; it is in another one this claim cites.</p>}
+      {source.source_id && (
+        <Link
+          className="mt-2 inline-block text-xs text-accent-700 underline dark:text-accent-300"
+          to={`/w/${workspaceId}/read/${source.source_id}${source.page ? `?page=${source.page}` : ''}`}
+        >
+          Open in the reader{source.page ? ` at page ${source.page}` : ''}
+        </Link>
+      )}
+    </div>
+  )
+}
