@@ -38,6 +38,30 @@ class EmbeddingSettings(BaseModel):
     threads: int | None = Field(default=1, ge=1)
 
 
+class LLMMaxTokens(BaseModel):
+    """``max_tokens`` sent with each kind of call. Each cap sits above what the call's
+    bounded schema needs from a capable model, and far below a local model's context, so
+    a small model that loops (repeating list items until its context is full) stops."""
+
+    synthesis: int = Field(
+        default=1024, ge=16, description="A cited answer: up to 6 claims with quotes."
+    )
+    extraction: int = Field(
+        default=3072,
+        ge=16,
+        description="The per-source extraction: summary, lists, up to 15 claims, 12 concepts.",
+    )
+    decomposition: int = Field(
+        default=768, ge=16, description="A research description into queries and papers."
+    )
+    evidence: int = Field(
+        default=192, ge=16, description="One claim/passage relation with a one-line rationale."
+    )
+    wiki: int = Field(default=2048, ge=16, description="2-5 wiki pages to create or update.")
+    path: int = Field(default=1024, ge=16, description="Takeaways per learning-path step.")
+    chat: int = Field(default=1024, ge=16, description="A streamed free-text reply.")
+
+
 class LLMSettings(BaseModel):
     provider: Literal["offline", "anthropic", "openai"] = "offline"
     anthropic_api_key: SecretStr | None = None
@@ -47,8 +71,40 @@ class LLMSettings(BaseModel):
     openai_base_url: str = "http://127.0.0.1:11434/v1"
     openai_api_key: SecretStr | None = None
     openai_model: str = "llama3.1"
-    max_retries: int = 4
-    timeout_s: float = 120.0
+    max_retries: int = Field(
+        default=4,
+        ge=0,
+        description="Retries of one call (429, 5xx, timeouts), within its deadline.",
+    )
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="Timeout of one HTTP attempt; never more than what is left of the deadline.",
+    )
+    max_tokens: LLMMaxTokens = Field(
+        default_factory=LLMMaxTokens, description="Output-token cap per kind of call."
+    )
+    answer_deadline_s: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "Wall time one answer's model call may take, retries and format fallbacks "
+            "included; past it the answer is extractive, with a note."
+        ),
+    )
+    extraction_deadline_s: float = Field(
+        default=120.0,
+        gt=0,
+        description=(
+            "Wall time one source's extraction call may take, retries and fallbacks "
+            "included; past it the offline engine extracts."
+        ),
+    )
+    call_deadline_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Wall time of any other call (decomposition, evidence, wiki, paths, chat).",
+    )
 
 
 class SourceSettings(BaseModel):

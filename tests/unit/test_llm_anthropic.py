@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from pydantic import BaseModel, Field
 
+from marginalia.config import LLMSettings
 from marginalia.llm.anthropic_provider import AnthropicProvider
 from marginalia.llm.base import ChatMessage
 from marginalia.llm.errors import LLMRequestError, LLMResponseError, LLMUnavailableError
 from marginalia.llm.retry import RetryPolicy
+from marginalia.llm.schema import bounded_json_schema
 from tests.support.llm_servers import (
     Reply,
     ScriptedServer,
@@ -102,10 +104,10 @@ async def test_structured_sends_cached_system_and_forced_tool(
     assert body["messages"] == [{"role": "user", "content": "Paper text ..."}]
     [tool] = body["tools"]
     assert tool["name"] == "record_PaperFacts"
-    assert tool["input_schema"] == PaperFacts.model_json_schema()
+    assert tool["input_schema"] == bounded_json_schema(PaperFacts)
     assert tool["description"] == "Facts extracted from one paper."
     assert body["tool_choice"] == {"type": "tool", "name": "record_PaperFacts"}
-    assert body["max_tokens"] > 0
+    assert body["max_tokens"] == LLMSettings().max_tokens.extraction
     assert "stream" not in body or body["stream"] is False
 
     [call] = provider.usage.calls
@@ -171,22 +173,38 @@ async def test_5xx_until_retries_are_exhausted(
 async def test_tool_input_failing_the_schema_is_a_clear_error(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []}))
+    server.enqueue(*[anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []})] * 2)
     with pytest.raises(LLMResponseError) as info:
         await extract(provider)
     message = str(info.value)
     assert "claude-haiku-4-5" in message
     assert "PaperFacts" in message
     assert "tldr" in message and "claims" in message
-    assert len(server.requests) == 1  # a bad answer is not retried
+    assert "after one repair attempt" in message
+    # A bad answer is asked for once more, with the problem in the prompt; no more.
+    assert len(server.requests) == 2
+    repair = server.requests[1].json["messages"][0]["content"]
+    assert repair.startswith("Paper text ...") and "could not be used" in repair
     [call] = provider.usage.calls
-    assert not call.ok and call.error == "response" and call.input_tokens == 100
+    assert not call.ok and call.error == "response" and call.input_tokens == 200
+
+
+async def test_tool_input_repaired_on_the_second_attempt(
+    server: ScriptedServer, provider: AnthropicProvider
+) -> None:
+    server.enqueue(
+        anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []}),
+        anthropic_tool_use("record_PaperFacts", GOOD),
+    )
+    assert (await extract(provider)).tldr == GOOD["tldr"]
+    [call] = provider.usage.calls
+    assert call.ok and call.attempts == 2 and call.retries == 0
 
 
 async def test_reply_without_tool_use_is_a_clear_error(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_message([{"type": "text", "text": "I cannot."}]))
+    server.enqueue(*[anthropic_message([{"type": "text", "text": "I cannot."}])] * 2)
     with pytest.raises(LLMResponseError, match="expected a call of tool 'record_PaperFacts'"):
         await extract(provider)
 
@@ -194,7 +212,9 @@ async def test_reply_without_tool_use_is_a_clear_error(
 async def test_truncated_tool_input_names_max_tokens(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_tool_use("record_PaperFacts", {"tldr": "x"}, stop_reason="max_tokens"))
+    server.enqueue(
+        *[anthropic_tool_use("record_PaperFacts", {"tldr": "x"}, stop_reason="max_tokens")] * 2
+    )
     with pytest.raises(LLMResponseError, match="max_tokens"):
         await extract(provider)
 
