@@ -31,6 +31,7 @@ from marginalia.db.models import Conversation, Message, Source
 from marginalia.db.repositories import conversations as repo
 from marginalia.errors import ConflictError, NotFoundError, ValidationFailed
 from marginalia.llm import ChatMessage, LLMError, LLMProvider, make_provider
+from marginalia.llm.base import engine_label
 from marginalia.services.container import Services
 
 log = logging.getLogger(__name__)
@@ -204,12 +205,14 @@ async def answer_from_context(
                 claims = await synthesize_claims(
                     llm, question=question, passages=ctx.passages, history=history
                 )
-                answer.engine = f"{llm.name}:{llm.model_for('synthesis')}"
+                answer.engine = engine_label(llm, "synthesis", since=mark)
             except LLMError as exc:
                 log.warning("synthesis failed, answering extractively: %s", exc)
-                answer.notes.append(f"model synthesis failed ({exc}); extractive answer instead")
+                answer.notes.append(
+                    f"model synthesis failed ({exc.reason_label}: {exc}); extractive answer instead"
+                )
                 claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
-                answer.engine = "extractive"
+                answer.engine = f"extractive ({exc.reason_label})"
         else:
             claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
             answer.engine = "extractive"

@@ -11,6 +11,7 @@ the reply is validated with the pydantic model as it is.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -56,3 +57,40 @@ def _bound(node: Any, max_items: int, max_length: int) -> None:
                 _bound(sub, max_items, max_length)
         elif key in {"items", "additionalProperties", "anyOf", "oneOf", "allOf", "prefixItems"}:
             _bound(value, max_items, max_length)
+
+
+def bounds(
+    *,
+    max_length: int | None = None,
+    max_items: int | None = None,
+    item_max_length: int | None = None,
+    max_properties: int | None = None,
+) -> Callable[[dict[str, Any]], None]:
+    """A ``Field(json_schema_extra=...)`` that bounds the field in the JSON schema only
+    (the reply is not refused for exceeding it): on the field itself and on its
+    non-null ``anyOf`` branch, so ``str | None`` fields are bounded where the string is.
+
+    ``item_max_length`` bounds the strings of a ``list[str]`` (or the values of a
+    ``dict[str, str]``); ``max_properties`` the size of a dict.
+    """
+
+    def apply(schema: dict[str, Any]) -> None:
+        targets = [schema, *(b for b in schema.get("anyOf", ()) if isinstance(b, dict))]
+        for target in targets:
+            kind = target.get("type")
+            if kind == "string" and max_length is not None:
+                target["maxLength"] = max_length
+            elif kind == "array":
+                if max_items is not None:
+                    target["maxItems"] = max_items
+                items = target.get("items")
+                if isinstance(items, dict) and item_max_length is not None:
+                    items["maxLength"] = item_max_length
+            elif kind == "object":
+                if max_properties is not None:
+                    target["maxProperties"] = max_properties
+                values = target.get("additionalProperties")
+                if isinstance(values, dict) and item_max_length is not None:
+                    values["maxLength"] = item_max_length
+
+    return apply
