@@ -370,6 +370,43 @@ def openai_error(status: int, message: str, headers: dict[str, str] | None = Non
     )
 
 
+# Refusals of ``response_format`` the way real servers send them (issue 20): the client
+# must fall back to the next mode on each of them, not retry or give up.
+
+
+def llama_cpp_python_json_schema_500() -> Reply:
+    """llama-cpp-python's server (and ik_llama.cpp) on ``response_format: json_schema``."""
+    return openai_error(
+        500, 'response_format type must be one of "text" or "json_object", but got: json_schema'
+    )
+
+
+def llama_cpp_grammar_500() -> Reply:
+    """Older llama.cpp servers on a schema their grammar converter does not handle."""
+    return openai_error(500, "JSON schema conversion failed: Unrecognized schema")
+
+
+def json_schema_400() -> Reply:
+    """vLLM / OpenAI refusing the schema of a ``json_schema`` request."""
+    return openai_error(400, "response_format.json_schema is not supported by this model")
+
+
+def response_format_422() -> Reply:
+    """A FastAPI-based server whose request model only knows ``text`` and ``json_object``."""
+    return Reply(
+        status=422,
+        body={
+            "detail": [
+                {
+                    "loc": ["body", "response_format", "type"],
+                    "msg": "Input should be 'text' or 'json_object'",
+                    "type": "literal_error",
+                }
+            ]
+        },
+    )
+
+
 def openai_stream(
     deltas: Sequence[str],
     *,

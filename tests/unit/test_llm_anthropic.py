@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -10,7 +11,13 @@ from pydantic import BaseModel, Field
 from marginalia.config import LLMSettings
 from marginalia.llm.anthropic_provider import AnthropicProvider
 from marginalia.llm.base import ChatMessage
-from marginalia.llm.errors import LLMRequestError, LLMResponseError, LLMUnavailableError
+from marginalia.llm.errors import (
+    LLMDeadlineError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMUnavailableError,
+)
+from marginalia.llm.limits import CallLimits
 from marginalia.llm.retry import RetryPolicy
 from marginalia.llm.schema import bounded_json_schema
 from tests.support.llm_servers import (
@@ -336,3 +343,52 @@ async def test_stream_cut_off_without_message_stop(
     assert len(server.requests) == 2
     [call] = provider.usage.calls
     assert not call.ok and call.retries == 1
+
+
+def deadline_provider(server: ScriptedServer, deadline_s: float) -> AnthropicProvider:
+    settings = LLMSettings(
+        answer_deadline_s=deadline_s, extraction_deadline_s=deadline_s, call_deadline_s=deadline_s
+    )
+    return AnthropicProvider(
+        api_key="sk-ant-test",
+        base_url=server.url,
+        extraction_model="claude-haiku-4-5",
+        synthesis_model="claude-sonnet-4-6",
+        timeout_s=30,
+        retry_policy=RetryPolicy(max_retries=5, base_delay_s=0.001),
+        limits=CallLimits.from_settings(settings),
+    )
+
+
+async def test_a_slow_reply_is_cut_off_at_the_deadline(server: ScriptedServer) -> None:
+    provider = deadline_provider(server, 0.6)
+    server.enqueue(Reply(delay_s=3, body={}), Reply(delay_s=3, body={}))
+    started = time.monotonic()
+    try:
+        with pytest.raises(LLMDeadlineError, match=r"deadline of 0.6 s passed"):
+            await extract(provider)
+    finally:
+        await provider.aclose()
+    assert time.monotonic() - started < 1.5  # not the 30 s timeout, not 5 retries of it
+    assert len(server.requests) == 1
+    [call] = provider.usage.calls
+    assert not call.ok and call.error == "deadline" and call.call == "extraction"
+
+
+async def test_a_stalled_stream_is_cut_off_at_the_deadline(server: ScriptedServer) -> None:
+    provider = deadline_provider(server, 0.8)
+    reply = anthropic_text_stream(["a ", "b ", "c ", "d"])
+    server.enqueue(Reply(events=reply.events, event_delay_s=0.4))
+    started = time.monotonic()
+    parts: list[str] = []
+    try:
+        with pytest.raises(LLMDeadlineError):
+            async for t in provider.stream_text(
+                task="synthesis", system=SYSTEM, messages=[ChatMessage(role="user", content="hi")]
+            ):
+                parts.append(t)
+    finally:
+        await provider.aclose()
+    assert time.monotonic() - started < 1.6
+    assert len(parts) < 4
+    assert server.requests[0].json["max_tokens"] == LLMSettings().max_tokens.chat

@@ -26,9 +26,13 @@ from marginalia.llm.schema import bounded_json_schema
 from tests.support.llm_servers import (
     Reply,
     ScriptedServer,
+    json_schema_400,
+    llama_cpp_grammar_500,
+    llama_cpp_python_json_schema_500,
     openai_completion,
     openai_error,
     openai_stream,
+    response_format_422,
 )
 
 SYSTEM = "You decompose research topics into search queries."
@@ -43,23 +47,10 @@ GOOD = {"intent": "survey", "queries": ["efficient attention", "long documents"]
 SCHEMA_TEXT = json.dumps(bounded_json_schema(Queries), separators=(",", ":"))
 
 # Real refusal bodies (see the module doc).
-LLAMA_CPP_PYTHON_500 = openai_error(
-    500, 'response_format type must be one of "text" or "json_object", but got: json_schema'
-)
-LLAMA_CPP_GRAMMAR_500 = openai_error(500, "JSON schema conversion failed: Unrecognized schema")
-VLLM_400 = openai_error(400, "response_format.json_schema is not supported by this model")
-FASTAPI_422 = Reply(
-    status=422,
-    body={
-        "detail": [
-            {
-                "loc": ["body", "response_format", "type"],
-                "msg": "Input should be 'text' or 'json_object'",
-                "type": "literal_error",
-            }
-        ]
-    },
-)
+LLAMA_CPP_PYTHON_500 = llama_cpp_python_json_schema_500()
+LLAMA_CPP_GRAMMAR_500 = llama_cpp_grammar_500()
+VLLM_400 = json_schema_400()
+FASTAPI_422 = response_format_422()
 
 
 @pytest.fixture
