@@ -85,11 +85,12 @@ class LLMSettings(BaseModel):
         default_factory=LLMMaxTokens, description="Output-token cap per kind of call."
     )
     answer_deadline_s: float = Field(
-        default=30.0,
+        default=25.0,
         gt=0,
         description=(
-            "Wall time one answer's model call may take, retries and format fallbacks "
-            "included; past it the answer is extractive, with a note."
+            "Wall time of one answer once its passages are retrieved: evidence scoring and "
+            "the model call, retries and format fallbacks included; past it the answer is "
+            "extractive, with a note."
         ),
     )
     extraction_deadline_s: float = Field(

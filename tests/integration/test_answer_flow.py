@@ -208,6 +208,7 @@ class FailingProvider(ScriptedProvider):
     def __init__(self, error: Exception) -> None:
         super().__init__([])
         self.error = error
+        self.deadlines: list[Deadline | None] = []
 
     async def structured(
         self,
@@ -220,6 +221,7 @@ class FailingProvider(ScriptedProvider):
         deadline: Deadline | None = None,
     ) -> T:
         self.prompts.append(prompt)
+        self.deadlines.append(deadline)
         raise self.error
 
 
@@ -245,7 +247,11 @@ async def test_a_failed_model_call_falls_back_to_the_extractive_engine_and_says_
     answer = await answer_from_context(
         services, ctx, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
     )
-    assert provider.prompts  # the model was asked
+    assert provider.prompts  # the model was asked, under the answer's one deadline
+    [deadline] = provider.deadlines
+    assert deadline is not None
+    assert deadline.budget_s == services.settings.llm.answer_deadline_s
+    assert 0 < deadline.remaining() <= deadline.budget_s
     assert answer.engine == f"extractive ({label})"
     assert any(label in note and "extractive answer instead" in note for note in answer.notes)
     assert answer.claims and not answer.refused  # the extractive answer, fully validated

@@ -32,6 +32,7 @@ from marginalia.db.repositories import conversations as repo
 from marginalia.errors import ConflictError, NotFoundError, ValidationFailed
 from marginalia.llm import ChatMessage, LLMError, LLMProvider, make_provider
 from marginalia.llm.base import engine_label
+from marginalia.llm.deadline import Deadline
 from marginalia.services.container import Services
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,9 @@ async def answer_from_context(
     provider: LLMProvider | None = None,
 ) -> Answer:
     """The second half of :func:`answer_question`, on an already numbered context."""
+    # One deadline for the answer, from here: scoring, the model call with its retries and
+    # fallbacks; past it the answer is extractive (settings.llm.answer_deadline_s).
+    deadline = Deadline.after(services.settings.llm.answer_deadline_s)
     if not score_only and calibration is None:
         calibration = load_calibration(settings=services.settings)
     scored = await offline.score_sentences(
@@ -203,7 +207,11 @@ async def answer_from_context(
         if llm.is_generative:
             try:
                 claims = await synthesize_claims(
-                    llm, question=question, passages=ctx.passages, history=history
+                    llm,
+                    question=question,
+                    passages=ctx.passages,
+                    history=history,
+                    deadline=deadline,
                 )
                 answer.engine = engine_label(llm, "synthesis", since=mark)
             except LLMError as exc:
