@@ -186,8 +186,9 @@ class OpenAICompatibleProvider:
                 self._fall_back(mode, str(exc))
                 continue
             except StatusError as exc:
-                self._record(tally, retrier.retries, _refused(self._model, exc))
-                raise _refused(self._model, exc) from exc
+                refused = _refused(self._model, exc)
+                self._record(tally, retrier.retries, refused)
+                raise refused from exc
             except LLMError as exc:
                 self._record(tally, retrier.retries, exc)
                 raise
