@@ -63,14 +63,31 @@ class LLMMaxTokens(BaseModel):
 
 
 class LLMSettings(BaseModel):
-    provider: Literal["offline", "anthropic", "openai"] = "offline"
-    anthropic_api_key: SecretStr | None = None
-    anthropic_base_url: str | None = None
-    extraction_model: str = "claude-haiku-4-5"
-    synthesis_model: str = "claude-sonnet-4-6"
-    openai_base_url: str = "http://127.0.0.1:11434/v1"
-    openai_api_key: SecretStr | None = None
-    openai_model: str = "llama3.1"
+    provider: Literal["offline", "anthropic", "openai"] = Field(
+        default="offline",
+        description="offline (extractive, no model), anthropic, or openai (any "
+        "OpenAI-compatible server: Ollama, vLLM, llama.cpp).",
+    )
+    anthropic_api_key: SecretStr | None = Field(default=None, description="Anthropic API key.")
+    anthropic_base_url: str | None = Field(
+        default=None, description="Anthropic API base URL (None: the SDK's default)."
+    )
+    extraction_model: str = Field(
+        default="claude-haiku-4-5", description="Anthropic model for extraction-type calls."
+    )
+    synthesis_model: str = Field(
+        default="claude-sonnet-4-6", description="Anthropic model for cited answers."
+    )
+    openai_base_url: str = Field(
+        default="http://127.0.0.1:11434/v1",
+        description="The server's /v1 URL (Ollama :11434, llama.cpp :8080, vLLM :8000).",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, description="Bearer token, if the server wants one."
+    )
+    openai_model: str = Field(
+        default="llama3.1", description="Model name sent to the OpenAI-compatible server."
+    )
     max_retries: int = Field(
         default=4,
         ge=0,

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from marginalia.answer.synthesis import SynthesisOutput
-from marginalia.config import LLMSettings, Settings
+from marginalia.config import LLMMaxTokens, LLMSettings, Settings
 from marginalia.knowledge.extraction import ChunkText
 from marginalia.knowledge.llm_extraction import extract_source
 from marginalia.knowledge.schemas import Extraction
@@ -105,9 +105,9 @@ def test_settings_read_the_limits_from_the_environment(monkeypatch: pytest.Monke
     settings = Settings()
     assert settings.llm.answer_deadline_s == 12.5
     assert settings.llm.max_tokens.synthesis == 256
-    described = LLMSettings.model_json_schema()["properties"]
-    for name in ("answer_deadline_s", "extraction_deadline_s", "call_deadline_s", "max_tokens"):
-        assert described[name].get("description"), name
+    for model in (LLMSettings, LLMMaxTokens):
+        for name, field in model.model_fields.items():
+            assert field.description, f"{model.__name__}.{name} has no description"
 
 
 class FailingModel:
