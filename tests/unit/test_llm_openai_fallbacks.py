@@ -342,4 +342,6 @@ async def test_invalid_twice_is_a_response_error_for_the_extractive_fallback(
     with pytest.raises(LLMResponseError) as info:
         await ask(provider)
     assert info.value.reason_label == "model output invalid"
+    assert str(info.value).count("model 'llama3.1'") == 1  # said once, not nested
+    assert "failed validation against Queries" in str(info.value)
     assert len(server.requests) == 2

@@ -240,10 +240,12 @@ class AnthropicProvider:
                 )
             except LLMResponseError as exc:
                 if problem is None:
-                    problem = str(exc)
+                    problem = exc.detail
                     continue
                 final = LLMResponseError(
-                    f"{exc} (also after one repair attempt)", provider=self.name, model=model
+                    f"{exc.detail} (also after one repair attempt)",
+                    provider=self.name,
+                    model=model,
                 )
                 run.finish(final)
                 raise final from exc

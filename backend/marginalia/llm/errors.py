@@ -35,6 +35,7 @@ class LLMResponseError(LLMError):
         super().__init__(f"{provider} model {model!r}: {message}")
         self.provider = provider
         self.model = model
+        self.detail = message
 
 
 class LLMRequestError(LLMError):

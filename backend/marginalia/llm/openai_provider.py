@@ -223,7 +223,7 @@ class OpenAICompatibleProvider:
                             stop_reason="max_tokens" if cut_off else finish,
                         )
                     except LLMResponseError as exc:
-                        failure = str(exc)
+                        failure = exc.detail
                     else:
                         self._record(tally, retrier.retries, None)
                         return result
