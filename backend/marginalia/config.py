@@ -44,7 +44,9 @@ class LLMMaxTokens(BaseModel):
     a small model that loops (repeating list items until its context is full) stops."""
 
     synthesis: int = Field(
-        default=1024, ge=16, description="A cited answer: up to 6 claims with quotes."
+        default=1280,
+        ge=16,
+        description="A cited answer: up to 6 claims of 400 characters, each with a quote of 400.",
     )
     extraction: int = Field(
         default=3072,
