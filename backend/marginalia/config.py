@@ -57,34 +57,93 @@ class EmbeddingSettings(BaseModel):
     )
 
 
+class LLMMaxTokens(BaseModel):
+    """``max_tokens`` sent with each kind of call. Each cap sits above what the call's
+    bounded schema needs from a capable model, and far below a local model's context, so
+    a small model that loops (repeating list items until its context is full) stops."""
+
+    synthesis: int = Field(
+        default=1280,
+        ge=16,
+        description="A cited answer: up to 6 claims of 400 characters, each with a quote of 400.",
+    )
+    extraction: int = Field(
+        default=3072,
+        ge=16,
+        description="The per-source extraction: summary, lists, up to 15 claims, 12 concepts.",
+    )
+    decomposition: int = Field(
+        default=768, ge=16, description="A research description into queries and papers."
+    )
+    evidence: int = Field(
+        default=192, ge=16, description="One claim/passage relation with a one-line rationale."
+    )
+    wiki: int = Field(default=2048, ge=16, description="2-5 wiki pages to create or update.")
+    path: int = Field(default=1024, ge=16, description="Takeaways per learning-path step.")
+    chat: int = Field(default=1024, ge=16, description="A streamed free-text reply.")
+
+
 class LLMSettings(BaseModel):
     provider: Literal["offline", "anthropic", "openai"] = Field(
         default="offline",
-        description="offline (extractive engine, no model), anthropic, or openai "
-        "(any OpenAI-compatible endpoint: Ollama, vLLM, llama.cpp server)",
+        description="offline (extractive, no model), anthropic, or openai (any "
+        "OpenAI-compatible server: Ollama, vLLM, llama.cpp).",
     )
-    anthropic_api_key: SecretStr | None = Field(default=None, description="Anthropic API key")
+    anthropic_api_key: SecretStr | None = Field(default=None, description="Anthropic API key.")
     anthropic_base_url: str | None = Field(
-        default=None, description="Anthropic API base URL (unset: the SDK's default)"
+        default=None, description="Anthropic API base URL (None: the SDK's default)."
     )
     extraction_model: str = Field(
-        default="claude-haiku-4-5",
-        description="Anthropic model for extraction and query decomposition",
+        default="claude-haiku-4-5", description="Anthropic model for extraction-type calls."
     )
     synthesis_model: str = Field(
-        default="claude-sonnet-4-6", description="Anthropic model for cited answers"
+        default="claude-sonnet-4-6", description="Anthropic model for cited answers."
     )
     openai_base_url: str = Field(
-        default="http://127.0.0.1:11434/v1", description="OpenAI-compatible endpoint"
+        default="http://127.0.0.1:11434/v1",
+        description="The server's /v1 URL (Ollama :11434, llama.cpp :8080, vLLM :8000).",
     )
     openai_api_key: SecretStr | None = Field(
-        default=None, description="API key of the OpenAI-compatible endpoint, if it needs one"
+        default=None, description="Bearer token, if the server wants one."
     )
     openai_model: str = Field(
-        default="llama3.1", description="model of the OpenAI-compatible endpoint (every task)"
+        default="llama3.1", description="Model name sent to the OpenAI-compatible server."
     )
-    max_retries: int = Field(default=4, description="retries of a failed model call")
-    timeout_s: float = Field(default=120.0, description="timeout of one model call, seconds")
+    max_retries: int = Field(
+        default=4,
+        ge=0,
+        description="Retries of one call (429, 5xx, timeouts), within its deadline.",
+    )
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="Timeout of one HTTP attempt; never more than what is left of the deadline.",
+    )
+    max_tokens: LLMMaxTokens = Field(
+        default_factory=LLMMaxTokens, description="Output-token cap per kind of call."
+    )
+    answer_deadline_s: float = Field(
+        default=25.0,
+        gt=0,
+        description=(
+            "Wall time of one answer once its passages are retrieved: evidence scoring and "
+            "the model call, retries and format fallbacks included; past it the answer is "
+            "extractive, with a note."
+        ),
+    )
+    extraction_deadline_s: float = Field(
+        default=120.0,
+        gt=0,
+        description=(
+            "Wall time one source's extraction call may take, retries and fallbacks "
+            "included; past it the offline engine extracts."
+        ),
+    )
+    call_deadline_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="Wall time of any other call (decomposition, evidence, wiki, paths, chat).",
+    )
 
 
 class SourceSettings(BaseModel):

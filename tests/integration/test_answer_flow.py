@@ -36,7 +36,8 @@ from marginalia.cli.answer_cmds import register
 from marginalia.db.models import WikiPage
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.llm import ChatMessage, UsageLedger
-from marginalia.llm.base import T
+from marginalia.llm.base import CallType, Deadline, T
+from marginalia.llm.errors import LLMDeadlineError, LLMResponseError, LLMUnavailableError
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
@@ -175,19 +176,91 @@ class ScriptedProvider:
     def model_for(self, task: str) -> str | None:
         return "scripted-1"
 
-    async def structured(self, *, task: str, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: str,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         assert schema is SynthesisOutput
         self.prompts.append(prompt)
         return schema.model_validate({"claims": self.claims})
 
     async def stream_text(
-        self, *, task: str, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: str,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
         raise NotImplementedError
         yield ""
 
     async def aclose(self) -> None:
         return None
+
+
+class FailingProvider(ScriptedProvider):
+    """A generative provider whose synthesis call fails the way a real one can."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__([])
+        self.error = error
+        self.deadlines: list[Deadline | None] = []
+
+    async def structured(
+        self,
+        *,
+        task: str,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
+        self.prompts.append(prompt)
+        self.deadlines.append(deadline)
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "label"),
+    [
+        (
+            LLMDeadlineError("openai-compatible model 'x': the deadline of 30 s passed"),
+            "model deadline passed",
+        ),
+        (
+            LLMResponseError("the reply is not valid JSON", provider="openai", model="x"),
+            "model output invalid",
+        ),
+        (LLMUnavailableError("connection refused"), "model unavailable"),
+    ],
+)
+async def test_a_failed_model_call_falls_back_to_the_extractive_engine_and_says_why(
+    services: Services, corpus: Corpus, error: Exception, label: str
+) -> None:
+    ctx = await retrieve(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
+    provider = FailingProvider(error)
+    answer = await answer_from_context(
+        services, ctx, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
+    )
+    assert provider.prompts  # the model was asked, under the answer's one deadline
+    [deadline] = provider.deadlines
+    assert deadline is not None
+    assert deadline.budget_s == services.settings.llm.answer_deadline_s
+    assert 0 < deadline.remaining() <= deadline.budget_s
+    assert answer.engine == f"extractive ({label})"
+    assert any(label in note and "extractive answer instead" in note for note in answer.notes)
+    assert answer.claims and not answer.refused  # the extractive answer, fully validated
+    assert answer.summary()["engine"] == answer.engine
+    assert answer.summary()["notes"] == answer.notes  # the stream's done event says why
 
 
 async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import httpx
 
-from marginalia.services.container import Services
+from marginalia.runtime import Runtime
 
 
-async def test_limits_come_from_the_settings(client: httpx.AsyncClient, services: Services) -> None:
+async def test_limits_come_from_the_settings(client: httpx.AsyncClient, services: Runtime) -> None:
     response = await client.get("/api/limits")
     assert response.status_code == 200
     body = response.json()

@@ -31,7 +31,7 @@ from marginalia.knowledge.schemas import (
 )
 from marginalia.knowledge.text import split_sentences
 from marginalia.knowledge.wiki import extract_links
-from marginalia.llm.base import ChatMessage, T
+from marginalia.llm.base import CallType, ChatMessage, Deadline, T
 from marginalia.llm.usage import Task, UsageLedger
 from marginalia.runtime import Runtime
 from marginalia.usecases import workspaces as ws_service
@@ -144,7 +144,16 @@ class ScriptedModel:
     def model_for(self, task: Task) -> str | None:
         return "scripted-1"
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         self.calls.append(schema.__name__)
         data: Any
         if schema is Extraction:
@@ -198,7 +207,13 @@ class ScriptedModel:
         return schema.model_validate(data.model_dump())
 
     async def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:  # pragma: no cover
         yield ""
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,13 +25,16 @@ from typing import Any
 @dataclass
 class Reply:
     """One scripted response. ``events`` makes it an event stream; ``disconnect``
-    closes the connection without answering."""
+    closes the connection without answering; ``delay_s`` waits before answering (a slow
+    model) and ``event_delay_s`` between events (a slow stream)."""
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     events: Sequence[str] | None = None
     disconnect: bool = False
+    delay_s: float = 0.0
+    event_delay_s: float = 0.0
 
 
 @dataclass
@@ -39,6 +43,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)
 
     @property
     def json(self) -> Any:
@@ -118,6 +123,8 @@ class ScriptedServer:
                     body=body,
                 )
                 reply = server._next_reply(request)
+                if reply.delay_s:
+                    time.sleep(reply.delay_s)
                 if reply.disconnect:
                     self.close_connection = True
                     return
@@ -139,8 +146,11 @@ class ScriptedServer:
                     self.send_header(name, value)
                 self.send_header("content-length", str(len(payload)))
                 self.end_headers()
-                self.wfile.write(payload)
-                self.wfile.flush()
+                try:
+                    self.wfile.write(payload)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a deadline test)
 
             def _send_stream(self, reply: Reply) -> None:
                 self.send_response(reply.status)
@@ -153,6 +163,8 @@ class ScriptedServer:
                 self.close_connection = True
                 try:
                     for event in reply.events or ():
+                        if reply.event_delay_s:
+                            time.sleep(reply.event_delay_s)
                         self.wfile.write(event.encode())
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
@@ -355,6 +367,43 @@ def openai_error(status: int, message: str, headers: dict[str, str] | None = Non
         status=status,
         body={"error": {"message": message, "type": "invalid_request_error", "code": None}},
         headers=headers or {},
+    )
+
+
+# Refusals of ``response_format`` the way real servers send them (issue 20): the client
+# must fall back to the next mode on each of them, not retry or give up.
+
+
+def llama_cpp_python_json_schema_500() -> Reply:
+    """llama-cpp-python's server (and ik_llama.cpp) on ``response_format: json_schema``."""
+    return openai_error(
+        500, 'response_format type must be one of "text" or "json_object", but got: json_schema'
+    )
+
+
+def llama_cpp_grammar_500() -> Reply:
+    """Older llama.cpp servers on a schema their grammar converter does not handle."""
+    return openai_error(500, "JSON schema conversion failed: Unrecognized schema")
+
+
+def json_schema_400() -> Reply:
+    """vLLM / OpenAI refusing the schema of a ``json_schema`` request."""
+    return openai_error(400, "response_format.json_schema is not supported by this model")
+
+
+def response_format_422() -> Reply:
+    """A FastAPI-based server whose request model only knows ``text`` and ``json_object``."""
+    return Reply(
+        status=422,
+        body={
+            "detail": [
+                {
+                    "loc": ["body", "response_format", "type"],
+                    "msg": "Input should be 'text' or 'json_object'",
+                    "type": "literal_error",
+                }
+            ]
+        },
     )
 
 

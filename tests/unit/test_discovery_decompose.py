@@ -16,7 +16,7 @@ from marginalia.discovery.decompose import (
     detect_intent,
 )
 from marginalia.discovery.support import ResearchOptions, abstract_document
-from marginalia.llm.base import ChatMessage, T
+from marginalia.llm.base import CallType, ChatMessage, Deadline, T
 from marginalia.llm.errors import LLMUnavailableError
 from marginalia.llm.usage import Task, UsageLedger
 from marginalia.sources.candidate import Candidate
@@ -34,14 +34,29 @@ class FakeProvider:
     def model_for(self, task: Task) -> str | None:
         return "fake-model"
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         self.calls.append({"task": task, "prompt": prompt, "schema": schema})
         if isinstance(self.reply, Exception):
             raise self.reply
         return schema.model_validate(self.reply)
 
     async def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
         yield ""
 

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from pydantic import BaseModel, Field
 
+from marginalia.config import LLMSettings
 from marginalia.llm.anthropic_provider import AnthropicProvider
 from marginalia.llm.base import ChatMessage
-from marginalia.llm.errors import LLMRequestError, LLMResponseError, LLMUnavailableError
+from marginalia.llm.errors import (
+    LLMDeadlineError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMUnavailableError,
+)
+from marginalia.llm.limits import CallLimits
 from marginalia.llm.retry import RetryPolicy
+from marginalia.llm.schema import bounded_json_schema
 from tests.support.llm_servers import (
     Reply,
     ScriptedServer,
@@ -102,10 +111,10 @@ async def test_structured_sends_cached_system_and_forced_tool(
     assert body["messages"] == [{"role": "user", "content": "Paper text ..."}]
     [tool] = body["tools"]
     assert tool["name"] == "record_PaperFacts"
-    assert tool["input_schema"] == PaperFacts.model_json_schema()
+    assert tool["input_schema"] == bounded_json_schema(PaperFacts)
     assert tool["description"] == "Facts extracted from one paper."
     assert body["tool_choice"] == {"type": "tool", "name": "record_PaperFacts"}
-    assert body["max_tokens"] > 0
+    assert body["max_tokens"] == LLMSettings().max_tokens.extraction
     assert "stream" not in body or body["stream"] is False
 
     [call] = provider.usage.calls
@@ -171,22 +180,38 @@ async def test_5xx_until_retries_are_exhausted(
 async def test_tool_input_failing_the_schema_is_a_clear_error(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []}))
+    server.enqueue(*[anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []})] * 2)
     with pytest.raises(LLMResponseError) as info:
         await extract(provider)
     message = str(info.value)
     assert "claude-haiku-4-5" in message
     assert "PaperFacts" in message
     assert "tldr" in message and "claims" in message
-    assert len(server.requests) == 1  # a bad answer is not retried
+    assert "after one repair attempt" in message
+    # A bad answer is asked for once more, with the problem in the prompt; no more.
+    assert len(server.requests) == 2
+    repair = server.requests[1].json["messages"][0]["content"]
+    assert repair.startswith("Paper text ...") and "could not be used" in repair
     [call] = provider.usage.calls
-    assert not call.ok and call.error == "response" and call.input_tokens == 100
+    assert not call.ok and call.error == "response" and call.input_tokens == 200
+
+
+async def test_tool_input_repaired_on_the_second_attempt(
+    server: ScriptedServer, provider: AnthropicProvider
+) -> None:
+    server.enqueue(
+        anthropic_tool_use("record_PaperFacts", {"tldr": 3, "claims": []}),
+        anthropic_tool_use("record_PaperFacts", GOOD),
+    )
+    assert (await extract(provider)).tldr == GOOD["tldr"]
+    [call] = provider.usage.calls
+    assert call.ok and call.attempts == 2 and call.retries == 0
 
 
 async def test_reply_without_tool_use_is_a_clear_error(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_message([{"type": "text", "text": "I cannot."}]))
+    server.enqueue(*[anthropic_message([{"type": "text", "text": "I cannot."}])] * 2)
     with pytest.raises(LLMResponseError, match="expected a call of tool 'record_PaperFacts'"):
         await extract(provider)
 
@@ -194,7 +219,9 @@ async def test_reply_without_tool_use_is_a_clear_error(
 async def test_truncated_tool_input_names_max_tokens(
     server: ScriptedServer, provider: AnthropicProvider
 ) -> None:
-    server.enqueue(anthropic_tool_use("record_PaperFacts", {"tldr": "x"}, stop_reason="max_tokens"))
+    server.enqueue(
+        *[anthropic_tool_use("record_PaperFacts", {"tldr": "x"}, stop_reason="max_tokens")] * 2
+    )
     with pytest.raises(LLMResponseError, match="max_tokens"):
         await extract(provider)
 
@@ -316,3 +343,52 @@ async def test_stream_cut_off_without_message_stop(
     assert len(server.requests) == 2
     [call] = provider.usage.calls
     assert not call.ok and call.retries == 1
+
+
+def deadline_provider(server: ScriptedServer, deadline_s: float) -> AnthropicProvider:
+    settings = LLMSettings(
+        answer_deadline_s=deadline_s, extraction_deadline_s=deadline_s, call_deadline_s=deadline_s
+    )
+    return AnthropicProvider(
+        api_key="sk-ant-test",
+        base_url=server.url,
+        extraction_model="claude-haiku-4-5",
+        synthesis_model="claude-sonnet-4-6",
+        timeout_s=30,
+        retry_policy=RetryPolicy(max_retries=5, base_delay_s=0.001),
+        limits=CallLimits.from_settings(settings),
+    )
+
+
+async def test_a_slow_reply_is_cut_off_at_the_deadline(server: ScriptedServer) -> None:
+    provider = deadline_provider(server, 0.6)
+    server.enqueue(Reply(delay_s=3, body={}), Reply(delay_s=3, body={}))
+    started = time.monotonic()
+    try:
+        with pytest.raises(LLMDeadlineError, match=r"deadline of 0.6 s passed"):
+            await extract(provider)
+    finally:
+        await provider.aclose()
+    assert time.monotonic() - started < 1.5  # not the 30 s timeout, not 5 retries of it
+    assert len(server.requests) == 1
+    [call] = provider.usage.calls
+    assert not call.ok and call.error == "deadline" and call.call == "extraction"
+
+
+async def test_a_stalled_stream_is_cut_off_at_the_deadline(server: ScriptedServer) -> None:
+    provider = deadline_provider(server, 0.8)
+    reply = anthropic_text_stream(["a ", "b ", "c ", "d"])
+    server.enqueue(Reply(events=reply.events, event_delay_s=0.4))
+    started = time.monotonic()
+    parts: list[str] = []
+    try:
+        with pytest.raises(LLMDeadlineError):
+            async for t in provider.stream_text(
+                task="synthesis", system=SYSTEM, messages=[ChatMessage(role="user", content="hi")]
+            ):
+                parts.append(t)
+    finally:
+        await provider.aclose()
+    assert time.monotonic() - started < 1.6
+    assert len(parts) < 4
+    assert server.requests[0].json["max_tokens"] == LLMSettings().max_tokens.chat

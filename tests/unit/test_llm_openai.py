@@ -9,10 +9,12 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from pydantic import BaseModel
 
+from marginalia.config import LLMSettings
 from marginalia.llm.base import ChatMessage
 from marginalia.llm.errors import LLMRequestError, LLMResponseError, LLMUnavailableError
 from marginalia.llm.openai_provider import OpenAICompatibleProvider, parse_json_content
 from marginalia.llm.retry import RetryPolicy
+from marginalia.llm.schema import DEFAULT_MAX_ITEMS, DEFAULT_MAX_LENGTH, bounded_json_schema
 from tests.support.llm_servers import (
     Reply,
     ScriptedServer,
@@ -90,14 +92,21 @@ async def test_structured_asks_for_a_strict_json_schema(
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "efficient attention"},
     ]
+    # Every array and string of the schema sent out is bounded, and max_tokens is the
+    # setting for the call type: nothing lets a small model loop to its context limit.
     assert body["response_format"] == {
         "type": "json_schema",
         "json_schema": {
             "name": "record_Decomposition",
-            "schema": Decomposition.model_json_schema(),
+            "schema": bounded_json_schema(Decomposition),
             "strict": True,
         },
     }
+    sent = body["response_format"]["json_schema"]["schema"]["properties"]
+    assert sent["queries"]["maxItems"] == DEFAULT_MAX_ITEMS
+    assert sent["queries"]["items"]["maxLength"] == DEFAULT_MAX_LENGTH
+    assert sent["intent"]["maxLength"] == DEFAULT_MAX_LENGTH
+    assert body["max_tokens"] == LLMSettings().max_tokens.extraction
     [call] = provider.usage.calls
     assert (call.provider, call.model, call.task, call.ok) == (
         "openai",
@@ -132,7 +141,7 @@ async def test_falls_back_to_json_mode_and_remembers(
     assert second["response_format"] == {"type": "json_object"}
     # In JSON mode the schema travels in the system message instead.
     assert (
-        json.dumps(Decomposition.model_json_schema(), separators=(",", ":"))
+        json.dumps(bounded_json_schema(Decomposition), separators=(",", ":"))
         in (second["messages"][0]["content"])
     )
     assert third["response_format"] == {"type": "json_object"}
@@ -188,22 +197,26 @@ async def test_unreachable_server_is_unavailable(sleeps: list[float]) -> None:
     assert len(sleeps) == MAX_RETRIES
 
 
-async def test_malformed_json_is_a_clear_error(
+async def test_malformed_json_twice_is_a_clear_error(
     server: ScriptedServer, provider: OpenAICompatibleProvider
 ) -> None:
-    server.enqueue(openai_completion('{"intent": "survey", "queries": ["a", '))
+    server.enqueue(*[openai_completion('{"intent": "survey", "queries": ["a", ')] * 2)
     with pytest.raises(LLMResponseError, match="not valid JSON") as info:
         await decompose(provider)
-    assert "llama3.1" in str(info.value)
-    assert len(server.requests) == 1
+    assert "llama3.1" in str(info.value) and "after one repair attempt" in str(info.value)
+    assert len(server.requests) == 2  # the reply, and one repair: no more
     [call] = provider.usage.calls
-    assert not call.ok and call.error == "response" and call.output_tokens == 10
+    assert not call.ok and call.error == "response" and call.output_tokens == 20
+    assert call.attempts == 2
+    assert provider.response_mode == "json_schema"  # JSON-looking output is no refusal
 
 
 async def test_json_failing_the_schema_is_a_clear_error(
     server: ScriptedServer, provider: OpenAICompatibleProvider
 ) -> None:
-    server.enqueue(openai_completion(json.dumps({"intent": "survey"}), finish_reason="length"))
+    server.enqueue(
+        *[openai_completion(json.dumps({"intent": "survey"}), finish_reason="length")] * 2
+    )
     with pytest.raises(LLMResponseError) as info:
         await decompose(provider)
     message = str(info.value)
@@ -213,7 +226,7 @@ async def test_json_failing_the_schema_is_a_clear_error(
 async def test_empty_content_is_a_clear_error(
     server: ScriptedServer, provider: OpenAICompatibleProvider
 ) -> None:
-    server.enqueue(openai_completion(None))
+    server.enqueue(openai_completion(None), openai_completion(""))
     with pytest.raises(LLMResponseError, match="no message content"):
         await decompose(provider)
 

@@ -103,6 +103,7 @@ class Answer(BaseModel):
             "refusal": self.refusal,
             "route": self.route,
             "engine": self.engine,
+            "notes": list(self.notes),
             "evidence_score": self.evidence_score,
             "threshold": self.threshold,
             "cited": self.cited_numbers(),

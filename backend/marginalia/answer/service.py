@@ -26,6 +26,8 @@ from marginalia.answer.routing import Context, Scope, build_context, expand_quer
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.answer.synthesis import synthesize_claims
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
+from marginalia.llm.base import engine_label
+from marginalia.llm.deadline import Deadline
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +96,9 @@ async def answer_from_context(
     ``calibration``: None reads the calibration file (an error when missing). ``provider``:
     defaults to the context's LLM provider; the offline provider selects the extractive
     engine."""
+    # One deadline for the answer, from here: scoring, the model call with its retries and
+    # fallbacks; past it the answer is extractive (settings.llm.answer_deadline_s).
+    deadline = Deadline.after(ctx.settings.llm.answer_deadline_s)
     if not score_only and calibration is None:
         calibration = load_calibration(settings=ctx.settings)
     scored = await offline.score_sentences(
@@ -155,14 +160,20 @@ async def answer_from_context(
     if llm.is_generative:
         try:
             claims = await synthesize_claims(
-                llm, question=question, passages=context.passages, history=history
+                llm,
+                question=question,
+                passages=context.passages,
+                history=history,
+                deadline=deadline,
             )
-            answer.engine = f"{llm.name}:{llm.model_for('synthesis')}"
+            answer.engine = engine_label(llm, "synthesis", since=mark)
         except LLMError as exc:
             log.warning("synthesis failed, answering extractively: %s", exc)
-            answer.notes.append(f"model synthesis failed ({exc}); extractive answer instead")
+            answer.notes.append(
+                f"model synthesis failed ({exc.reason_label}: {exc}); extractive answer instead"
+            )
             claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
-            answer.engine = "extractive"
+            answer.engine = f"extractive ({exc.reason_label})"
     else:
         claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
         answer.engine = "extractive"

@@ -14,6 +14,8 @@ from pydantic import BaseModel, Field
 
 from marginalia.answer.schemas import AnswerClaim, Passage
 from marginalia.llm import ChatMessage, LLMProvider
+from marginalia.llm.deadline import Deadline
+from marginalia.llm.schema import bounds
 
 SYSTEM_PROMPT = """You answer research questions using ONLY the numbered passages you are given.
 
@@ -29,16 +31,28 @@ Rules:
 MAX_PASSAGE_CHARS = 6000
 
 
+# Bounds of the schema the model fills (sent, not enforced on the reply): a small model
+# cannot loop, and 6 claims of this size fit in settings.llm.max_tokens.synthesis.
 class SynthesisClaim(BaseModel):
-    text: str = Field(description="The claim, in your own words.")
-    citations: list[int] = Field(description="Numbers of the passages this claim rests on.")
-    quote: str = Field(description="A verbatim span copied from one of the cited passages.")
+    text: str = Field(
+        description="The claim, in your own words.", json_schema_extra=bounds(max_length=400)
+    )
+    citations: list[int] = Field(
+        description="Numbers of the passages this claim rests on.",
+        json_schema_extra=bounds(max_items=4),
+    )
+    quote: str = Field(
+        description="A verbatim span copied from one of the cited passages.",
+        json_schema_extra=bounds(max_length=400),
+    )
 
 
 class SynthesisOutput(BaseModel):
     """Record the cited answer: claims, each with passage numbers and a verbatim quote."""
 
-    claims: list[SynthesisClaim] = Field(default_factory=list)
+    claims: list[SynthesisClaim] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=6)
+    )
 
 
 def build_prompt(
@@ -68,13 +82,17 @@ async def synthesize_claims(
     question: str,
     passages: Sequence[Passage],
     history: Sequence[ChatMessage] | None = None,
+    deadline: Deadline | None = None,
 ) -> list[AnswerClaim]:
-    """The model's claims, unvalidated (the caller validates them)."""
+    """The model's claims, unvalidated (the caller validates them). ``deadline``: the
+    answer's one deadline (default: ``settings.llm.answer_deadline_s`` from now)."""
     output = await provider.structured(
         task="synthesis",
         system=SYSTEM_PROMPT,
         prompt=build_prompt(question, passages, history),
         schema=SynthesisOutput,
+        call="synthesis",
+        deadline=deadline,
     )
     return [
         AnswerClaim(text=c.text, citations=list(c.citations), quote=c.quote) for c in output.claims

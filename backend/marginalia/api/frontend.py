@@ -24,7 +24,7 @@ from starlette.routing import Match, Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
-from marginalia.api.deps import ServicesDep
+from marginalia.api.deps import RuntimeDep
 
 FRONTEND_DIST = Path(__file__).resolve().parents[3] / "frontend" / "dist"
 ASSET_CACHE = "public, max-age=31536000, immutable"
@@ -57,8 +57,8 @@ limits_router = APIRouter(prefix="/api", tags=["health"])
     response_model=UploadLimits,
     summary="Upload limits and accepted document types (shown before an upload)",
 )
-async def upload_limits(services: ServicesDep) -> UploadLimits:
-    ingest = services.settings.ingest
+async def upload_limits(runtime: RuntimeDep) -> UploadLimits:
+    ingest = runtime.settings.ingest
     return UploadLimits(
         max_upload_mb=ingest.max_upload_mb,
         max_pages=ingest.max_pages,

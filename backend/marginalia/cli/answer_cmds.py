@@ -41,6 +41,8 @@ def print_answer(answer: Answer) -> None:
         f"{answer.evidence_score:.2f} (threshold {thr}) · {len(answer.dropped)} claim(s) dropped"
         "[/dim]"
     )
+    for note in answer.notes:
+        console.print(f"[dim]note: {escape(note)}[/dim]")
 
 
 def register(app: typer.Typer) -> None:

@@ -178,6 +178,7 @@ async def decompose(description: str, *, provider: LLMProvider | None = None) ->
             system=_SYSTEM,
             prompt=f"Workspace description:\n{text}",
             schema=DecompositionOutput,
+            call="decomposition",
         )
     except LLMError as exc:
         log.warning("decomposition by %s failed, using the offline engine: %s", provider.name, exc)

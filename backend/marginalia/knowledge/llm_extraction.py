@@ -27,7 +27,7 @@ from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline
 from marginalia.knowledge.schemas import EvidenceJudgement, ExtractedClaim, Extraction
 from marginalia.knowledge.sentences import ChunkText
 from marginalia.knowledge.text import normalize_whitespace
-from marginalia.llm.base import LLMProvider
+from marginalia.llm.base import LLMProvider, engine_label
 from marginalia.llm.errors import LLMError
 
 log = logging.getLogger(__name__)
@@ -136,23 +136,31 @@ async def extract_source(
     limit = claim_chunk_limit
     if is_generative(provider):
         assert provider is not None
+        mark = provider.usage.mark()
         try:
+            # One deadline for the whole extraction (settings.llm.extraction_deadline_s).
             result = await provider.structured(
                 task="extraction",
                 system=EXTRACTION_SYSTEM,
                 prompt=extraction_prompt(title, abstract, chunks, limit),
                 schema=Extraction,
+                call="extraction",
             )
             claims = _verified_claims(result.claims, abstract, chunks, limit)
             return ExtractionResult(
-                result.model_copy(update={"claims": claims}), engine_name(provider)
+                result.model_copy(update={"claims": claims}),
+                engine_label(provider, "extraction", since=mark),
             )
         except LLMError as exc:
             log.warning("LLM extraction failed, using the offline engine: %s", exc)
             offline = await asyncio.to_thread(
                 extract_offline, title, abstract, chunks, claim_chunk_limit=limit
             )
-            return ExtractionResult(offline, OFFLINE_ENGINE, fallback_reason=str(exc))
+            return ExtractionResult(
+                offline,
+                f"{OFFLINE_ENGINE} ({exc.reason_label})",
+                fallback_reason=f"{exc.reason_label}: {exc}",
+            )
     offline = await asyncio.to_thread(
         extract_offline, title, abstract, chunks, claim_chunk_limit=limit
     )
@@ -188,6 +196,7 @@ async def classify_evidence(
             system=EVIDENCE_SYSTEM,
             prompt=evidence_prompt(claim, passage, passage_title),
             schema=EvidenceJudgement,
+            call="evidence",
         )
     except LLMError as exc:
         log.warning("evidence classification failed: %s", exc)
@@ -265,7 +274,7 @@ def wiki_prompt(
 async def plan_wiki_edits(provider: LLMProvider, prompt: str) -> WikiPlan | None:
     try:
         return await provider.structured(
-            task="extraction", system=WIKI_SYSTEM, prompt=prompt, schema=WikiPlan
+            task="extraction", system=WIKI_SYSTEM, prompt=prompt, schema=WikiPlan, call="wiki"
         )
     except LLMError as exc:
         log.warning("wiki planning failed, using the offline pages: %s", exc)
@@ -309,7 +318,7 @@ def path_prompt(steps: Sequence[tuple[str, str, str, Sequence[str]]]) -> str:
 async def annotate_path(provider: LLMProvider, prompt: str) -> PathAnnotation | None:
     try:
         return await provider.structured(
-            task="extraction", system=PATH_SYSTEM, prompt=prompt, schema=PathAnnotation
+            task="extraction", system=PATH_SYSTEM, prompt=prompt, schema=PathAnnotation, call="path"
         )
     except LLMError as exc:
         log.warning("learning path annotation failed: %s", exc)

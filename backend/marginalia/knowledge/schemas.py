@@ -19,6 +19,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from marginalia.llm.schema import bounds
+
 EvidenceRelation = Literal["supports", "contradicts", "qualifies", "extends", "related"]
 """How one claim's evidence relates to another source's passage.
 
@@ -44,9 +46,9 @@ class ExtractedClaim(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    text: str = Field(min_length=1)
+    text: str = Field(min_length=1, json_schema_extra=bounds(max_length=400))
     chunk_index: int | None = Field(default=None, ge=0)
-    quote: str | None = None
+    quote: str | None = Field(default=None, json_schema_extra=bounds(max_length=500))
 
 
 class ExtractedConcept(BaseModel):
@@ -59,29 +61,48 @@ class ExtractedConcept(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, json_schema_extra=bounds(max_length=80))
     level: int = Field(default=1, ge=0, le=2)
-    description: str | None = None
-    parent: str | None = None
-    related: list[str] = Field(default_factory=list)
+    description: str | None = Field(default=None, json_schema_extra=bounds(max_length=300))
+    parent: str | None = Field(default=None, json_schema_extra=bounds(max_length=80))
+    related: list[str] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=5, item_max_length=80)
+    )
 
 
 class Extraction(BaseModel):
-    """The unified per-source extraction result (one LLM call, or the offline engine)."""
+    """The unified per-source extraction result (one LLM call, or the offline engine).
 
-    summary: str
-    tldr: str
-    thesis: str | None = None
-    methodology: str | None = None
-    key_results: list[str] = Field(default_factory=list)
-    limitations: list[str] = Field(default_factory=list)
-    datasets: list[str] = Field(default_factory=list)
-    contributions: list[str] = Field(default_factory=list)
-    claims: list[ExtractedClaim] = Field(default_factory=list)
-    concepts: list[ExtractedConcept] = Field(default_factory=list)
+    The bounds (``bounds(...)``) are in the JSON schema a model fills, so a small model
+    cannot loop; they are not enforced on what the offline engine or a model returns.
+    """
+
+    summary: str = Field(json_schema_extra=bounds(max_length=1200))
+    tldr: str = Field(json_schema_extra=bounds(max_length=300))
+    thesis: str | None = Field(default=None, json_schema_extra=bounds(max_length=500))
+    methodology: str | None = Field(default=None, json_schema_extra=bounds(max_length=600))
+    key_results: list[str] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=8, item_max_length=300)
+    )
+    limitations: list[str] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=6, item_max_length=300)
+    )
+    datasets: list[str] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=10, item_max_length=120)
+    )
+    contributions: list[str] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=6, item_max_length=300)
+    )
+    claims: list[ExtractedClaim] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=15)
+    )
+    concepts: list[ExtractedConcept] = Field(
+        default_factory=list, json_schema_extra=bounds(max_items=12)
+    )
     acronyms: dict[str, str] = Field(
         default_factory=dict,
         description="Short form -> long form, as defined in the source text (optional).",
+        json_schema_extra=bounds(max_properties=20, item_max_length=120),
     )
 
 

@@ -3,16 +3,19 @@
 A Haiku-class model does extraction/decomposition, a Sonnet-class model synthesis. The
 stable system prompt goes out as a text block with ``cache_control: ephemeral`` so
 repeated calls read it from the prompt cache. Structured output is a forced tool call
-whose ``input_schema`` is the pydantic model's JSON schema; the tool input is validated
-with that model. The SDK's own retries are off: :mod:`marginalia.llm.retry` does them.
+whose ``input_schema`` is the pydantic model's JSON schema (every array and string
+bounded); the tool input is validated with that model, and invalid input is asked for
+once more with the problem in the prompt. ``max_tokens`` and one deadline per call come
+from settings by call type (:class:`~marginalia.llm.limits.CallLimits`). The SDK's own
+retries are off: :mod:`marginalia.llm.retry` does them, within the deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anthropic
 from anthropic.types import Message, MessageParam, TextBlockParam, ToolParam
@@ -24,6 +27,7 @@ from marginalia.llm.base import (
     tool_name_for,
     validate_output,
 )
+from marginalia.llm.deadline import Deadline
 from marginalia.llm.errors import (
     LLMConfigError,
     LLMError,
@@ -31,6 +35,8 @@ from marginalia.llm.errors import (
     LLMResponseError,
     LLMUnavailableError,
 )
+from marginalia.llm.limits import CallLimits, call_type
+from marginalia.llm.openai_wire import repair_prompt
 from marginalia.llm.retry import (
     Retrier,
     Retryable,
@@ -38,12 +44,20 @@ from marginalia.llm.retry import (
     is_retryable_status,
     parse_retry_after,
 )
-from marginalia.llm.usage import CallUsage, Task, UsageLedger, error_kind, estimate_cost
+from marginalia.llm.schema import bounded_json_schema
+from marginalia.llm.usage import (
+    CallType,
+    CallUsage,
+    Task,
+    UsageLedger,
+    error_kind,
+    estimate_cost,
+)
 
 if TYPE_CHECKING:
     from marginalia.config import LLMSettings
 
-DEFAULT_MAX_TOKENS: dict[Task, int] = {"extraction": 4096, "synthesis": 8192}
+R = TypeVar("R")
 
 # Error types Anthropic may send inside a 200 event stream (``event: error``).
 _RETRYABLE_ERROR_TYPES = frozenset({"overloaded_error", "rate_limit_error", "api_error"})
@@ -66,11 +80,17 @@ def classify_anthropic_error(exc: BaseException) -> Retryable | None:
         return Retryable(f"connection error: {exc.__cause__ or exc}")
     if isinstance(exc, StreamTruncatedError) or _is_transport_error(exc):
         return Retryable(f"stream broke off: {type(exc).__name__}: {exc}")
+    if isinstance(exc, AttemptTimeoutError):
+        return Retryable(str(exc))
     return None
 
 
 class StreamTruncatedError(Exception):
     """The event stream ended without ``message_stop``."""
+
+
+class AttemptTimeoutError(Exception):
+    """One attempt ran out of its per-attempt timeout (the deadline still has time)."""
 
 
 def _is_transport_error(exc: BaseException) -> bool:
@@ -95,7 +115,7 @@ class AnthropicProvider:
         base_url: str | None = None,
         timeout_s: float = 120.0,
         retry_policy: RetryPolicy | None = None,
-        max_tokens: Mapping[Task, int] | None = None,
+        limits: CallLimits | None = None,
         usage: UsageLedger | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
@@ -106,7 +126,8 @@ class AnthropicProvider:
             "extraction": extraction_model,
             "synthesis": synthesis_model,
         }
-        self._max_tokens: dict[Task, int] = {**DEFAULT_MAX_TOKENS, **(max_tokens or {})}
+        self._timeout_s = timeout_s
+        self.limits = limits or CallLimits.defaults()
         self.retry_policy = retry_policy or RetryPolicy()
         self.usage = usage if usage is not None else UsageLedger()
         self._sleep = sleep
@@ -127,6 +148,7 @@ class AnthropicProvider:
             synthesis_model=settings.synthesis_model,
             timeout_s=settings.timeout_s,
             retry_policy=RetryPolicy(max_retries=settings.max_retries),
+            limits=CallLimits.from_settings(settings),
             usage=usage,
         )
 
@@ -138,123 +160,201 @@ class AnthropicProvider:
 
     # -- structured output -------------------------------------------------------------
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         model = self._models[task]
+        kind = call_type(task, call)
         tool_name = tool_name_for(schema)
         tool: ToolParam = {
             "name": tool_name,
             "description": tool_description_for(schema),
-            "input_schema": schema.model_json_schema(),
+            "input_schema": bounded_json_schema(schema),
         }
-        messages: list[MessageParam] = [{"role": "user", "content": prompt}]
-        call = _Call(self, task, model)
+        run = _Call(self, task, model, kind, self.limits.deadline(kind, deadline))
+        problem: str | None = None  # what was wrong with the previous reply, once
+        while True:
+            text = prompt if problem is None else repair_prompt(prompt, problem)
+            messages: list[MessageParam] = [{"role": "user", "content": text}]
 
-        async def attempt() -> Message:
-            return await self._client.messages.create(
-                model=model,
-                max_tokens=self._max_tokens[task],
-                system=_cached_system(system),
-                messages=messages,
-                tools=[tool],
-                tool_choice={"type": "tool", "name": tool_name},
-            )
+            async def attempt(messages: list[MessageParam] = messages) -> Message:
+                return await self._bounded(
+                    run,
+                    lambda timeout: self._client.messages.create(
+                        model=model,
+                        max_tokens=self.limits.max_tokens[kind],
+                        system=_cached_system(system),
+                        messages=messages,
+                        tools=[tool],
+                        tool_choice={"type": "tool", "name": tool_name},
+                        timeout=timeout,
+                    ),
+                )
 
-        try:
-            message = await call.retrier.run(attempt)
-        except LLMError as exc:
-            call.finish(exc)
-            raise
-        except (anthropic.APIResponseValidationError, ValueError) as exc:
-            # A 200 whose body is not JSON (ValueError) or not a Messages API reply.
-            error: LLMError = LLMResponseError(
-                f"the response body is not a valid Messages API reply: {exc}",
-                provider=self.name,
-                model=model,
-            )
-            call.finish(error)
-            raise error from exc
-        except anthropic.APIError as exc:
-            refused = _request_error(model, exc)
-            call.finish(refused)
-            raise refused from exc
-
-        call.spent(message)
-        try:
-            block = next(
-                (b for b in message.content if b.type == "tool_use" and b.name == tool_name),
-                None,
-            )
-            if block is None:
-                kinds = ", ".join(b.type for b in message.content) or "nothing"
-                raise LLMResponseError(
-                    f"expected a call of tool {tool_name!r} but the reply held {kinds} "
-                    f"(stop_reason={message.stop_reason})",
+            try:
+                message = await run.retrier.run(attempt)
+            except LLMError as exc:
+                run.finish(exc)
+                raise
+            except (anthropic.APIResponseValidationError, ValueError) as exc:
+                # A 200 whose body is not JSON (ValueError) or not a Messages API reply.
+                error: LLMError = LLMResponseError(
+                    f"the response body is not a valid Messages API reply: {exc}",
                     provider=self.name,
                     model=model,
                 )
-            result = validate_output(
-                schema,
-                block.input,
-                provider=self.name,
-                model=model,
-                stop_reason=message.stop_reason,
-            )
-        except LLMResponseError as exc:
-            call.finish(exc)
-            raise
-        call.finish(None)
-        return result
+                run.finish(error)
+                raise error from exc
+            except anthropic.APIError as exc:
+                refused = _request_error(model, exc)
+                run.finish(refused)
+                raise refused from exc
+
+            run.spent(message)
+            try:
+                block = next(
+                    (b for b in message.content if b.type == "tool_use" and b.name == tool_name),
+                    None,
+                )
+                if block is None:
+                    kinds = ", ".join(b.type for b in message.content) or "nothing"
+                    raise LLMResponseError(
+                        f"expected a call of tool {tool_name!r} but the reply held {kinds} "
+                        f"(stop_reason={message.stop_reason})",
+                        provider=self.name,
+                        model=model,
+                    )
+                result = validate_output(
+                    schema,
+                    block.input,
+                    provider=self.name,
+                    model=model,
+                    stop_reason=message.stop_reason,
+                )
+            except LLMResponseError as exc:
+                if problem is None:
+                    problem = exc.detail
+                    continue
+                final = LLMResponseError(
+                    f"{exc.detail} (also after one repair attempt)",
+                    provider=self.name,
+                    model=model,
+                )
+                run.finish(final)
+                raise final from exc
+            run.finish(None)
+            return result
+
+    async def _bounded(self, run: _Call, send: Callable[[float], Awaitable[R]]) -> R:
+        """One attempt with ``timeout=min(timeout_s, remaining)``, cut off at the deadline."""
+        timeout = run.deadline.attempt_timeout(self._timeout_s)
+        run.attempts += 1
+        try:
+            async with asyncio.timeout(timeout):
+                return await send(timeout)
+        except TimeoutError as exc:
+            if run.deadline.expired:
+                raise run.deadline.error(
+                    f"anthropic model {run.model!r}", retries=run.retrier.retries
+                ) from exc
+            raise AttemptTimeoutError(
+                f"no reply within the attempt timeout of {timeout:g} s"
+            ) from exc
 
     # -- streaming ---------------------------------------------------------------------
 
     async def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
         model = self._models[task]
+        kind = call_type(task, call) if call is not None else "chat"
         params = [_message_param(m) for m in messages]
-        call = _Call(self, task, model)
+        run = _Call(self, task, model, kind, self.limits.deadline(kind, deadline))
         yielded = False
         while True:
+            try:
+                run.retrier.check_deadline()
+            except LLMError as exc:
+                run.finish(exc)
+                raise
+            timeout = run.deadline.attempt_timeout(self._timeout_s)
+            run.attempts += 1
             manager = self._client.messages.stream(
                 model=model,
-                max_tokens=self._max_tokens[task],
+                max_tokens=self.limits.max_tokens[kind],
                 system=_cached_system(system),
                 messages=params,
+                timeout=timeout,
             )
             try:
-                stream = await manager.__aenter__()
+                async with asyncio.timeout(timeout):
+                    stream = await manager.__aenter__()
+            except TimeoutError as exc:
+                await self._stream_failed(run, _attempt_timeout(run, timeout, exc), yielded)
+                continue
             except (anthropic.APIError, ValueError) as exc:
-                await self._stream_failed(call, exc, yielded)
+                await self._stream_failed(run, exc, yielded)
                 continue
             failed = False
             try:
-                async for text in stream.text_stream:
+                texts = stream.text_stream.__aiter__()
+                while True:
+                    try:
+                        async with asyncio.timeout(run.deadline.remaining()):
+                            text = await anext(texts)
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError as exc:
+                        raise _attempt_timeout(run, timeout, exc) from exc
                     yielded = True
                     yield text
                 snapshot = _snapshot(stream)
                 if snapshot is None or snapshot.stop_reason is None:
                     raise StreamTruncatedError("the event stream ended before message_stop")
             except Exception as exc:
-                expected = anthropic.APIError | ValueError | StreamTruncatedError
+                expected = (
+                    anthropic.APIError | ValueError | StreamTruncatedError | AttemptTimeoutError
+                )
+                if isinstance(exc, LLMError):
+                    failed = True
+                    run.spent(_snapshot(stream))
+                    run.finish(exc)
+                    raise
                 if not (isinstance(exc, expected) or _is_transport_error(exc)):
                     raise
 
                 failed = True
-                call.spent(_snapshot(stream))
-                await self._stream_failed(call, exc, yielded)
+                run.spent(_snapshot(stream))
+                await self._stream_failed(run, exc, yielded)
                 continue
             finally:
                 await manager.__aexit__(None, None, None)
                 if not failed:
                     # Normal end, or the consumer stopped early: tokens were spent either way.
-                    call.spent(_snapshot(stream))
-                    call.finish(None)
+                    run.spent(_snapshot(stream))
+                    run.finish(None)
             return
 
     async def _stream_failed(self, call: _Call, exc: Exception, yielded: bool) -> None:
         """Return to retry the stream, or record the failure and raise."""
         model = call.model
         error: LLMError
+        if isinstance(exc, LLMError):
+            call.finish(exc)
+            raise exc
         if isinstance(exc, ValueError):
             error = LLMResponseError(
                 f"malformed event stream: {exc}", provider=self.name, model=model
@@ -278,25 +378,43 @@ class AnthropicProvider:
         call.finish(error)
         raise error from exc
 
-    def _retrier(self, model: str) -> Retrier:
+    def _retrier(self, model: str, deadline: Deadline) -> Retrier:
         return Retrier(
             self.retry_policy,
             classify_anthropic_error,
             describe=f"anthropic model {model!r}",
             sleep=self._sleep,
+            deadline=deadline,
         )
+
+
+def _attempt_timeout(run: _Call, timeout: float, exc: BaseException) -> Exception:
+    """The deadline's error once it has passed, else a retryable attempt timeout."""
+    if run.deadline.expired:
+        return run.deadline.error(f"anthropic model {run.model!r}", retries=run.retrier.retries)
+    return AttemptTimeoutError(f"no reply within the attempt timeout of {timeout:g} s")
 
 
 class _Call:
     """One logical call: its retrier, the tokens of every attempt, one usage record."""
 
-    def __init__(self, provider: AnthropicProvider, task: Task, model: str) -> None:
+    def __init__(
+        self,
+        provider: AnthropicProvider,
+        task: Task,
+        model: str,
+        call: CallType,
+        deadline: Deadline,
+    ) -> None:
         self.provider = provider
         self.task = task
         self.model = model
+        self.call = call
+        self.deadline = deadline
         self.billed_model = model
-        self.retrier = provider._retrier(model)
+        self.retrier = provider._retrier(model, deadline)
         self.started = time.perf_counter()
+        self.attempts = 0
         self.input_tokens = 0
         self.output_tokens = 0
         self.cache_read = 0
@@ -338,6 +456,8 @@ class _Call:
                 retries=self.retrier.retries,
                 ok=error is None,
                 error=error_kind(error),
+                call=self.call,
+                attempts=max(self.attempts, 1),
             )
         )
 

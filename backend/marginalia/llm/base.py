@@ -8,10 +8,11 @@ from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ValidationError
 
+from marginalia.llm.deadline import Deadline
 from marginalia.llm.errors import LLMResponseError
-from marginalia.llm.usage import Task, UsageLedger
+from marginalia.llm.usage import CallType, Task, UsageLedger
 
-__all__ = ["ChatMessage", "LLMProvider", "T", "Task"]
+__all__ = ["CallType", "ChatMessage", "Deadline", "LLMProvider", "T", "Task", "engine_label"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -27,6 +28,13 @@ class LLMProvider(Protocol):
 
     ``task`` picks the model: ``"extraction"`` (structured extraction, decomposition:
     a small fast model) or ``"synthesis"`` (cited answers: a stronger model).
+
+    ``call`` picks the limits: ``max_tokens`` from ``settings.llm.max_tokens.<call>`` and,
+    unless the caller passes its own ``deadline``, a new deadline for the call type
+    (``answer_deadline_s`` for synthesis, ``extraction_deadline_s`` for extraction,
+    ``call_deadline_s`` otherwise). It defaults to the task's name (``"chat"`` for
+    streams). Retries, response-format fallbacks and the one repair of invalid output
+    all happen inside that one deadline.
     """
 
     name: str
@@ -38,16 +46,32 @@ class LLMProvider(Protocol):
         """The model id used for ``task`` (None when there is no model)."""
         ...
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         """One call whose output is validated into ``schema``.
 
-        Raises LLMResponseError (malformed/invalid output), LLMUnavailableError
-        (retries exhausted, unreachable), LLMRequestError (refused, not retryable).
+        Raises LLMResponseError (malformed/invalid output, also after one repair),
+        LLMDeadlineError (the deadline passed), LLMUnavailableError (retries exhausted,
+        unreachable), LLMRequestError (refused, not retryable).
         """
         ...
 
     def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
         """Text deltas of one assistant reply, in order."""
         ...
@@ -87,3 +111,12 @@ def validate_output(
             provider=provider,
             model=model,
         ) from exc
+
+
+def engine_label(provider: LLMProvider, task: Task, *, since: int = 0) -> str:
+    """``<provider>:<model>`` for what produced an output: the model the server reported
+    on the last successful call recorded after ``since`` (a local server serves whatever
+    it loaded, whatever the request named), else the configured model."""
+    served = [c.model for c in provider.usage.calls[since:] if c.ok and c.model]
+    model = served[-1] if served else provider.model_for(task)
+    return f"{provider.name}:{model}" if model else provider.name

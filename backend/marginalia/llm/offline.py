@@ -11,8 +11,9 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from marginalia.llm.base import ChatMessage, T
+from marginalia.llm.deadline import Deadline
 from marginalia.llm.errors import LLMError
-from marginalia.llm.usage import Task, UsageLedger
+from marginalia.llm.usage import CallType, Task, UsageLedger
 
 if TYPE_CHECKING:
     from marginalia.config import LLMSettings
@@ -40,11 +41,26 @@ class OfflineProvider:
     def model_for(self, task: Task) -> str | None:
         return None
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
         raise LLMError(_NO_MODEL.format(what=f"structured {task} into {schema.__name__}"))
 
     async def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
         raise LLMError(_NO_MODEL.format(what=f"streamed {task}"))
         yield ""  # pragma: no cover - makes this an async generator like the others

@@ -1,10 +1,22 @@
 """OpenAI-compatible chat completions over httpx (Ollama, vLLM, llama.cpp server, ...).
 
-Structured output asks for ``response_format: json_schema`` (strict); a server that
-answers 400 about ``response_format`` is asked again with ``json_object`` mode (the
-schema then travels in the system message), and the fallback is remembered for the
-life of the provider. Either way the reply is parsed as JSON and validated with the
-pydantic model. Streaming reads ``data:`` server-sent events up to ``data: [DONE]``.
+Structured output, per call:
+
+* ``max_tokens`` from settings for the call type, and a schema whose arrays and strings
+  are all bounded (:func:`marginalia.llm.schema.bounded_json_schema`), so a small model
+  cannot loop until its context is full;
+* ``response_format`` falls back ``json_schema`` → ``json_object`` → plain prompting
+  (schema in the system message, JSON taken out of the text) whenever the server
+  refuses it: a 400/422/500/501 whose body names response_format/json_schema/grammar,
+  or a 200 whose content is not JSON although JSON was asked for. The fallback is
+  remembered for the life of the provider, so later calls skip what failed;
+* output that is not valid JSON, or not valid against the schema, is asked for once
+  more with the problem in the prompt; a second failure is an LLMResponseError;
+* one :class:`~marginalia.llm.deadline.Deadline` bounds all of it: each HTTP attempt
+  gets ``min(timeout_s, remaining)`` and nothing starts once it has passed.
+
+Streaming reads ``data:`` server-sent events up to ``data: [DONE]``, every read bounded
+by what is left of the deadline.
 """
 
 from __future__ import annotations
@@ -12,80 +24,74 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from marginalia.llm.base import ChatMessage, T, tool_name_for, validate_output
+from marginalia.llm.deadline import Deadline
 from marginalia.llm.errors import (
+    LLMDeadlineError,
     LLMError,
     LLMRequestError,
     LLMResponseError,
     LLMUnavailableError,
 )
-from marginalia.llm.retry import (
-    Retrier,
-    Retryable,
-    RetryPolicy,
-    is_retryable_status,
-    parse_retry_after,
+from marginalia.llm.limits import CallLimits, call_type
+from marginalia.llm.openai_wire import (
+    MODES,
+    AttemptTimeout,
+    FormatRefused,
+    ResponseMode,
+    StatusError,
+    StreamError,
+    classify_openai_error,
+    looks_like_json,
+    parse_json_content,
+    refuses_format,
+    repair_prompt,
+    reply_content,
+    response_format,
+    served_model,
+    sse_chunks,
+    system_for,
 )
-from marginalia.llm.usage import CallUsage, Task, UsageLedger, error_kind, estimate_cost
+from marginalia.llm.retry import Retrier, RetryPolicy
+from marginalia.llm.schema import bounded_json_schema
+from marginalia.llm.usage import CallType, CallUsage, Task, UsageLedger, error_kind, estimate_cost
 
 if TYPE_CHECKING:
     from marginalia.config import LLMSettings
 
-ResponseMode = Literal["json_schema", "json_object"]
+__all__ = ["OpenAICompatibleProvider", "ResponseMode", "parse_json_content"]
 
-_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
-
-
-class _StatusError(Exception):
-    """A non-2xx reply, kept with its body for classification and messages."""
-
-    def __init__(self, response: httpx.Response, body_text: str) -> None:
-        super().__init__(f"HTTP {response.status_code}: {body_text[:500]}")
-        self.status_code = response.status_code
-        self.headers = response.headers
-        self.body_text = body_text
+log = logging.getLogger(__name__)
 
 
-class _StreamError(Exception):
-    """An ``error`` object inside an event stream, or a stream that ended without
-    ``data: [DONE]`` or a ``finish_reason``."""
+@dataclass
+class _Tally:
+    """Tokens and attempts of one logical call, over every HTTP reply it got."""
 
+    task: Task
+    call: CallType
+    model: str
+    started: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    attempts: int = 0
 
-def classify_openai_error(exc: BaseException) -> Retryable | None:
-    """Retry 429, 5xx, connection errors and timeouts."""
-    if isinstance(exc, _StatusError):
-        if is_retryable_status(exc.status_code):
-            return Retryable(str(exc), parse_retry_after(exc.headers))
-        return None
-    if isinstance(exc, _StreamError):
-        return Retryable(str(exc))
-    if isinstance(exc, httpx.TimeoutException):
-        return Retryable(f"request timed out ({type(exc).__name__})")
-    if isinstance(exc, httpx.TransportError):
-        return Retryable(f"connection error: {type(exc).__name__}: {exc}")
-    return None
-
-
-def parse_json_content(content: str) -> Any:
-    """JSON from a model reply: bare, inside ```json fences, or the outermost {...}."""
-    text = content.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            return json.loads(text[start : end + 1])
-        raise
+    def add(self, usage: Any) -> None:
+        u = usage if isinstance(usage, dict) else {}
+        self.prompt_tokens += int(u.get("prompt_tokens") or 0)
+        self.completion_tokens += int(u.get("completion_tokens") or 0)
+        details = u.get("prompt_tokens_details")
+        if isinstance(details, dict):
+            self.cached_tokens += int(details.get("cached_tokens") or 0)
 
 
 class OpenAICompatibleProvider:
@@ -102,6 +108,7 @@ class OpenAICompatibleProvider:
         retry_policy: RetryPolicy | None = None,
         usage: UsageLedger | None = None,
         temperature: float | None = 0.0,
+        limits: CallLimits | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -111,12 +118,16 @@ class OpenAICompatibleProvider:
             timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
         )
         self._model = model
+        self._timeout_s = timeout_s
         self.retry_policy = retry_policy or RetryPolicy()
         self.usage = usage if usage is not None else UsageLedger()
+        self.limits = limits or CallLimits.defaults()
         self._temperature = temperature
         self._sleep = sleep
-        # Switched to "json_object" the first time the server rejects json_schema.
+        # Moves down MODES the first time the server refuses a mode; never back up.
         self.response_mode: ResponseMode = "json_schema"
+        # Why each fallback happened, in order (for logs, tests and `marginalia config`).
+        self.format_fallbacks: list[str] = []
 
     @classmethod
     def from_settings(
@@ -130,6 +141,7 @@ class OpenAICompatibleProvider:
             timeout_s=settings.timeout_s,
             retry_policy=RetryPolicy(max_retries=settings.max_retries),
             usage=usage,
+            limits=CallLimits.from_settings(settings),
         )
 
     def model_for(self, task: Task) -> str:
@@ -140,133 +152,211 @@ class OpenAICompatibleProvider:
 
     # -- structured output -------------------------------------------------------------
 
-    async def structured(self, *, task: Task, system: str, prompt: str, schema: type[T]) -> T:
-        model = self._model
-        retrier = self._retrier(model)
-        started = time.perf_counter()
-        try:
-            data = await self._complete_json(model, system, prompt, schema, retrier)
-        except LLMError as exc:
-            self._record(task, model, None, started, retrier.retries, error=exc)
-            raise
-
-        try:
-            result = self._parse_reply(data, schema, model)
-        except LLMResponseError as exc:
-            self._record(task, model, data.get("usage"), started, retrier.retries, exc)
-            raise
-        self._record(task, model, data.get("usage"), started, retrier.retries, None)
-        return result
-
-    def _parse_reply(self, data: dict[str, Any], schema: type[T], model: str) -> T:
-        choices = data.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices else {}
-        if not isinstance(choice, dict):
-            choice = {}
-        message = choice.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        finish = choice.get("finish_reason")
-        if not isinstance(content, str) or not content.strip():
-            raise LLMResponseError(
-                f"the reply held no message content (finish_reason={finish})",
-                provider=self.name,
-                model=model,
-            )
-        try:
-            parsed = parse_json_content(content)
-        except json.JSONDecodeError as exc:
-            raise LLMResponseError(
-                f"the reply is not valid JSON ({exc.msg} at char {exc.pos}): {content[:200]!r}",
-                provider=self.name,
-                model=model,
-            ) from exc
-        return validate_output(
-            schema,
-            parsed,
-            provider=self.name,
-            model=model,
-            stop_reason="max_tokens" if finish == "length" else finish,
-        )
-
-    async def _complete_json(
-        self, model: str, system: str, prompt: str, schema: type[T], retrier: Retrier
-    ) -> dict[str, Any]:
-        json_schema = schema.model_json_schema()
+    async def structured(
+        self,
+        *,
+        task: Task,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
+        kind = call_type(task, call)
+        deadline = self.limits.deadline(kind, deadline)
+        tally = _Tally(task, kind, self._model, time.perf_counter())
+        retrier = self._retrier(deadline)
+        json_schema = bounded_json_schema(schema)
+        problem: str | None = None  # what was wrong with the previous reply, once
         while True:
             mode = self.response_mode
-            body: dict[str, Any] = {
-                "model": model,
-                "messages": [
-                    {"role": "system", "content": _system_for(system, mode, json_schema)},
-                    {"role": "user", "content": prompt},
-                ],
-                "response_format": _response_format(mode, tool_name_for(schema), json_schema),
-                "stream": False,
-            }
-            if self._temperature is not None:
-                body["temperature"] = self._temperature
+            body = self._structured_body(
+                system=system,
+                prompt=prompt if problem is None else repair_prompt(prompt, problem),
+                mode=mode,
+                name=tool_name_for(schema),
+                json_schema=json_schema,
+                max_tokens=self.limits.max_tokens[kind],
+            )
             try:
-                return await retrier.run(functools.partial(self._post_json, model, body))
-            except _StatusError as exc:
-                text = exc.body_text.lower()
-                if (
-                    mode == "json_schema"
-                    and exc.status_code == 400
-                    and ("response_format" in text or "json_schema" in text)
-                ):
-                    self.response_mode = "json_object"
-                    continue
-                raise _refused(model, exc) from exc
+                data = await retrier.run(
+                    functools.partial(self._post_json, body, mode, deadline, tally)
+                )
+            except FormatRefused as exc:
+                self._fall_back(mode, str(exc))
+                continue
+            except StatusError as exc:
+                refused = _refused(self._model, exc)
+                self._record(tally, retrier.retries, refused)
+                raise refused from exc
+            except LLMError as exc:
+                self._record(tally, retrier.retries, exc)
+                raise
 
-    async def _post_json(self, model: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = await self._client.post("chat/completions", json=body)
+            tally.add(data.get("usage"))
+            tally.model = served_model(data, self._model)
+            content, finish = reply_content(data)
+            cut_off = finish == "length"
+            if content is None or not content.strip():
+                failure = f"the reply held no message content (finish_reason={finish})"
+            else:
+                try:
+                    parsed = parse_json_content(content)
+                except json.JSONDecodeError as exc:
+                    if mode != "prompt" and not cut_off and not looks_like_json(content):
+                        self._fall_back(
+                            mode, f"HTTP 200 whose content is not JSON: {content[:120]!r}"
+                        )
+                        continue
+                    failure = (
+                        f"the reply is not valid JSON ({exc.msg} at char {exc.pos})"
+                        + (" because it was cut off at max_tokens" if cut_off else "")
+                        + f": {content[:200]!r}"
+                    )
+                else:
+                    try:
+                        result = validate_output(
+                            schema,
+                            parsed,
+                            provider=self.name,
+                            model=tally.model,
+                            stop_reason="max_tokens" if cut_off else finish,
+                        )
+                    except LLMResponseError as exc:
+                        failure = exc.detail
+                    else:
+                        self._record(tally, retrier.retries, None)
+                        return result
+            if problem is not None:
+                error = LLMResponseError(
+                    f"{failure} (also after one repair attempt)",
+                    provider=self.name,
+                    model=tally.model,
+                )
+                self._record(tally, retrier.retries, error)
+                raise error
+            log.info("openai-compatible %s: invalid output, asking once more: %s", kind, failure)
+            problem = failure
+
+    def _structured_body(
+        self,
+        *,
+        system: str,
+        prompt: str,
+        mode: ResponseMode,
+        name: str,
+        json_schema: dict[str, Any],
+        max_tokens: int,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [
+                {"role": "system", "content": system_for(system, mode, json_schema)},
+                {"role": "user", "content": prompt},
+            ],
+            "max_tokens": max_tokens,
+            "stream": False,
+        }
+        fmt = response_format(mode, name, json_schema)
+        if fmt is not None:
+            body["response_format"] = fmt
+        if self._temperature is not None:
+            body["temperature"] = self._temperature
+        return body
+
+    def _fall_back(self, mode: ResponseMode, why: str) -> None:
+        """Move to the mode after ``mode`` (once per provider: later calls start there)."""
+        following = MODES[MODES.index(mode) + 1]
+        if MODES.index(following) > MODES.index(self.response_mode):
+            self.response_mode = following
+            self.format_fallbacks.append(f"{mode} → {following}: {why}")
+            log.warning(
+                "openai-compatible server at %s refused %s (%s); using %s from now on",
+                self._client.base_url,
+                mode,
+                why[:200],
+                following,
+            )
+
+    async def _post_json(
+        self, body: dict[str, Any], mode: ResponseMode, deadline: Deadline, tally: _Tally
+    ) -> dict[str, Any]:
+        timeout = deadline.attempt_timeout(self._timeout_s)
+        tally.attempts += 1
+        try:
+            async with asyncio.timeout(timeout):
+                response = await self._client.post(
+                    "chat/completions", json=body, timeout=_httpx_timeout(timeout)
+                )
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if deadline.expired:
+                raise self._deadline_error(deadline) from exc
+            raise AttemptTimeout(f"no reply within the attempt timeout of {timeout:g} s") from exc
         if response.status_code >= 400:
-            raise _StatusError(response, response.text)
+            error = StatusError(response, response.text)
+            if mode != "prompt" and refuses_format(response.status_code, response.text):
+                raise FormatRefused(str(error)) from error
+            raise error
         try:
             data = response.json()
         except json.JSONDecodeError as exc:
             raise LLMResponseError(
                 f"the response body is not JSON: {response.text[:200]!r}",
                 provider=self.name,
-                model=model,
+                model=self._model,
             ) from exc
         if not isinstance(data, dict):
             raise LLMResponseError(
-                "the response body is not a JSON object", provider=self.name, model=model
+                "the response body is not a JSON object", provider=self.name, model=self._model
             )
         return data
 
     # -- streaming ---------------------------------------------------------------------
 
     async def stream_text(
-        self, *, task: Task, system: str, messages: list[ChatMessage]
+        self,
+        *,
+        task: Task,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[str]:
-        model = self._model
+        kind = call_type(task, call) if call is not None else "chat"
+        deadline = self.limits.deadline(kind, deadline)
         body: dict[str, Any] = {
-            "model": model,
+            "model": self._model,
             "messages": [{"role": "system", "content": system}]
             + [{"role": m.role, "content": m.content} for m in messages],
+            "max_tokens": self.limits.max_tokens[kind],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        retrier = self._retrier(model)
-        started = time.perf_counter()
+        if self._temperature is not None:
+            body["temperature"] = self._temperature
+        tally = _Tally(task, kind, self._model, time.perf_counter())
+        retrier = self._retrier(deadline)
         yielded = False
         usage: dict[str, Any] | None = None
         while True:
             try:
-                async with self._client.stream("POST", "chat/completions", json=body) as response:
+                retrier.check_deadline()
+                tally.attempts += 1
+                response = await self._open_stream(body, deadline)
+                try:
                     if response.status_code >= 400:
                         text = (await response.aread()).decode("utf-8", "replace")
-                        raise _StatusError(response, text)
+                        raise StatusError(response, text)
                     finished = False
                     try:
-                        async for chunk in _sse_chunks(response):
+                        async for chunk in sse_chunks(_bounded_lines(response, deadline)):
                             if chunk is None:  # data: [DONE]
                                 finished = True
                                 break
                             if isinstance(chunk.get("usage"), dict):
                                 usage = chunk["usage"]
+                            if isinstance(chunk.get("model"), str):
+                                tally.model = served_model(chunk, self._model)
                             for choice in chunk.get("choices") or []:
                                 finished = finished or bool(choice.get("finish_reason"))
                                 delta = (choice.get("delta") or {}).get("content")
@@ -274,122 +364,136 @@ class OpenAICompatibleProvider:
                                     yielded = True
                                     yield delta
                         if not finished:
-                            raise _StreamError("the event stream ended before data: [DONE]")
+                            raise StreamError("the event stream ended before data: [DONE]")
                     except (GeneratorExit, asyncio.CancelledError):
                         # The consumer stopped early; the tokens were spent all the same.
-                        self._record(task, model, usage, started, retrier.retries, None)
+                        tally.add(usage)
+                        self._record(tally, retrier.retries, None)
                         raise
-                self._record(task, model, usage, started, retrier.retries, None)
+                finally:
+                    await response.aclose()
+                tally.add(usage)
+                self._record(tally, retrier.retries, None)
                 return
-            except (_StatusError, _StreamError, httpx.TransportError, json.JSONDecodeError) as exc:
-                error: LLMError
+            except _DeadlinePassed as exc:
+                error = self._deadline_error(deadline, retrier.retries)
+                tally.add(usage)
+                self._record(tally, retrier.retries, error)
+                raise error from exc
+            except LLMError as exc:
+                self._record(tally, retrier.retries, exc)
+                raise
+            except (StatusError, StreamError, httpx.TransportError, json.JSONDecodeError) as exc:
                 if not yielded:
                     try:
                         if await retrier.should_retry(exc):
                             continue
                     except LLMError as final:
-                        self._record(task, model, None, started, retrier.retries, final)
+                        self._record(tally, retrier.retries, final)
                         raise
-                if isinstance(exc, _StatusError):
-                    error = _refused(model, exc)
+                failure: LLMError
+                if isinstance(exc, StatusError):
+                    failure = _refused(self._model, exc)
                 elif isinstance(exc, json.JSONDecodeError):
-                    error = LLMResponseError(
-                        f"malformed event in the stream: {exc.msg}", provider=self.name, model=model
+                    failure = LLMResponseError(
+                        f"malformed event in the stream: {exc.msg}",
+                        provider=self.name,
+                        model=self._model,
                     )
                 else:
-                    error = LLMUnavailableError(
-                        f"openai-compatible model {model!r}: stream broke off: {exc}",
+                    failure = LLMUnavailableError(
+                        f"openai-compatible model {self._model!r}: stream broke off: {exc}",
                         retries=retrier.retries,
                     )
-                self._record(task, model, usage, started, retrier.retries, error)
-                raise error from exc
+                tally.add(usage)
+                self._record(tally, retrier.retries, failure)
+                raise failure from exc
+
+    async def _open_stream(self, body: dict[str, Any], deadline: Deadline) -> httpx.Response:
+        timeout = deadline.attempt_timeout(self._timeout_s)
+        request = self._client.build_request(
+            "POST", "chat/completions", json=body, timeout=_httpx_timeout(timeout)
+        )
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._client.send(request, stream=True)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            if deadline.expired:
+                raise _DeadlinePassed from exc
+            raise
 
     # -- helpers -----------------------------------------------------------------------
 
-    def _retrier(self, model: str) -> Retrier:
+    def _retrier(self, deadline: Deadline) -> Retrier:
         return Retrier(
             self.retry_policy,
             classify_openai_error,
-            describe=f"openai-compatible model {model!r} at {self._client.base_url}",
+            describe=self._describe(),
             sleep=self._sleep,
+            deadline=deadline,
         )
 
-    def _record(
-        self,
-        task: Task,
-        model: str,
-        usage: Any,
-        started: float,
-        retries: int,
-        error: LLMError | None,
-    ) -> None:
-        u = usage if isinstance(usage, dict) else {}
-        prompt_tokens = int(u.get("prompt_tokens") or 0)
-        output_tokens = int(u.get("completion_tokens") or 0)
-        details = u.get("prompt_tokens_details")
-        cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
-        input_tokens = max(prompt_tokens - cached, 0)
+    def _describe(self) -> str:
+        return f"openai-compatible model {self._model!r} at {self._client.base_url}"
+
+    def _deadline_error(self, deadline: Deadline, retries: int = 0) -> LLMDeadlineError:
+        return deadline.error(self._describe(), retries=retries)
+
+    def _record(self, tally: _Tally, retries: int, error: LLMError | None) -> None:
+        input_tokens = max(tally.prompt_tokens - tally.cached_tokens, 0)
         self.usage.record(
             CallUsage(
                 provider=self.name,
-                model=model,
-                task=task,
+                model=tally.model,
+                task=tally.task,
                 input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                cache_read_tokens=cached,
+                output_tokens=tally.completion_tokens,
+                cache_read_tokens=tally.cached_tokens,
                 cache_creation_tokens=0,
                 cost_usd=estimate_cost(
-                    model,
+                    tally.model,
                     input_tokens=input_tokens,
-                    output_tokens=output_tokens,
-                    cache_read_tokens=cached,
+                    output_tokens=tally.completion_tokens,
+                    cache_read_tokens=tally.cached_tokens,
                 ),
-                latency_ms=(time.perf_counter() - started) * 1000,
+                latency_ms=(time.perf_counter() - tally.started) * 1000,
                 retries=retries,
                 ok=error is None,
                 error=error_kind(error),
+                call=tally.call,
+                attempts=max(tally.attempts, 1),
             )
         )
 
 
-def _response_format(mode: ResponseMode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if mode == "json_schema":
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": name, "schema": schema, "strict": True},
-        }
-    return {"type": "json_object"}
+class _DeadlinePassed(Exception):
+    """Internal: a stream read or connect was cut off by the deadline."""
 
 
-def _system_for(system: str, mode: ResponseMode, schema: dict[str, Any]) -> str:
-    if mode == "json_schema":
-        return system
-    return (
-        f"{system}\n\nReply with one JSON object, and nothing else, that validates "
-        f"against this JSON schema:\n{json.dumps(schema, separators=(',', ':'))}"
-    )
-
-
-async def _sse_chunks(response: httpx.Response) -> AsyncIterator[dict[str, Any] | None]:
-    """The JSON payloads of ``data:`` lines; None for ``data: [DONE]``, then the end."""
-    async for line in response.aiter_lines():
-        if not line.startswith("data:"):
-            continue  # blank separators, ": keep-alive" comments, "event:" lines
-        payload = line[5:].strip()
-        if payload == "[DONE]":
-            yield None
+async def _bounded_lines(response: httpx.Response, deadline: Deadline) -> AsyncIterator[str]:
+    """``response.aiter_lines()``, each read bounded by what is left of the deadline."""
+    lines = response.aiter_lines().__aiter__()
+    while True:
+        try:
+            async with asyncio.timeout(deadline.remaining()):
+                line = await anext(lines)
+        except StopAsyncIteration:
             return
-        if not payload:
-            continue
-        chunk = json.loads(payload)
-        if not isinstance(chunk, dict):
-            continue
-        if chunk.get("error"):
-            raise _StreamError(f"error event in the stream: {chunk['error']}")
-        yield chunk
+        except TimeoutError as exc:
+            raise _DeadlinePassed from exc
+        except httpx.TimeoutException as exc:
+            if deadline.expired:
+                raise _DeadlinePassed from exc
+            raise
+        yield line
 
 
-def _refused(model: str, exc: _StatusError) -> LLMRequestError:
+def _httpx_timeout(seconds: float) -> httpx.Timeout:
+    seconds = max(seconds, 0.001)
+    return httpx.Timeout(seconds, connect=min(seconds, 10.0))
+
+
+def _refused(model: str, exc: StatusError) -> LLMRequestError:
     return LLMRequestError(
         f"openai-compatible model {model!r}: request refused with {exc}",
         status_code=exc.status_code,

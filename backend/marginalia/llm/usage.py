@@ -11,13 +11,19 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from marginalia.llm.errors import (
+    LLMDeadlineError,
     LLMError,
     LLMRequestError,
     LLMResponseError,
     LLMUnavailableError,
 )
 
+#: Picks the model (Anthropic: Haiku-class for extraction, Sonnet-class for synthesis).
 Task = Literal["extraction", "synthesis"]
+#: Picks the limits of one call: its ``max_tokens`` and its deadline (settings
+#: ``llm.max_tokens.<call>``; ``llm.answer_deadline_s`` for synthesis,
+#: ``llm.extraction_deadline_s`` for extraction, ``llm.call_deadline_s`` for the others).
+CallType = Literal["synthesis", "extraction", "decomposition", "evidence", "wiki", "path", "chat"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,8 @@ def error_kind(error: LLMError | None) -> str | None:
         return None
     if isinstance(error, LLMResponseError):
         return "response"
+    if isinstance(error, LLMDeadlineError):
+        return "deadline"
     if isinstance(error, LLMUnavailableError):
         return "unavailable"
     if isinstance(error, LLMRequestError):
@@ -109,8 +117,13 @@ class CallUsage:
     latency_ms: float
     retries: int
     ok: bool = True
-    # "response" (invalid output), "unavailable", "request" or None when ok.
+    # "response" (invalid output), "deadline", "unavailable", "request" or None when ok.
     error: str | None = None
+    # The call type that set max_tokens and the deadline (None for calls made before
+    # call types existed, e.g. in stored ledgers).
+    call: CallType | None = None
+    # HTTP attempts made, retries, format fallbacks and the repair of invalid output included.
+    attempts: int = 1
 
 
 @dataclass(frozen=True)
