@@ -244,7 +244,7 @@ class FailingProvider(ScriptedProvider):
     ],
 )
 async def test_a_failed_model_call_falls_back_to_the_extractive_engine_and_says_why(
-    services: Services, corpus: Corpus, error: Exception, label: str
+    services: Runtime, corpus: Corpus, error: Exception, label: str
 ) -> None:
     ctx = await retrieve(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
     provider = FailingProvider(error)
