@@ -1,10 +1,14 @@
-"""Check the concept gold file against the text of its documents.
+"""Check a concept gold set against the text of its documents.
 
-    uv run --frozen python eval/concepts/check_gold.py [--gold eval/concepts/gold.jsonl]
+    uv run --frozen python eval/concepts/check_gold.py [--set eval/concepts/gold.jsonl]
         [--docs ../shared/data/pdfs]
+    uv run --frozen python eval/concepts/check_gold.py --set eval/concepts/heldout.jsonl
 
-Each document is parsed with the project's parser (``marginalia.ingest.parse_document``)
-and its pages joined. A string "is in the text" when it occurs on word boundaries after
+``--set`` (or its older name ``--gold``) names the set. Without ``--docs`` a set whose
+documents are PDFs is read from ``../shared/data/pdfs``, and a set whose documents are
+Markdown (the held-out set over the unarXive papers) from a temporary folder that
+``eval/qa/render_unarxive.py`` renders them into. Each document is parsed with the
+project's parser (``marginalia.ingest.parse_document``) and its pages joined. A string "is in the text" when it occurs on word boundaries after
 both sides are normalised case-, whitespace- and hyphen-insensitively: the QA eval's
 ``normalize_text`` (NFKC, case folded, punctuation to spaces, line-break hyphenation
 joined, in-word hyphens removed) and, as a second reading, the same with hyphens turned
@@ -26,6 +30,7 @@ import argparse
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 DEFAULT_GOLD = HERE / "gold.jsonl"
 DEFAULT_DOCS = REPO.parent / "shared" / "data" / "pdfs"
+QA_SCRIPTS = REPO / "eval" / "qa"  # render_unarxive.py, the renderer of the Markdown docs
 MIN_CONCEPTS, MAX_CONCEPTS = 8, 12
 MIN_JUNK, MAX_JUNK = 3, 6
 LEVELS = (0, 1, 2)
@@ -105,6 +111,7 @@ def shape_failures(row: dict[str, Any], where: str) -> list[str]:
 def check(gold: Path, docs: Path) -> tuple[list[str], dict[str, int]]:
     failures: list[str] = []
     stats = {"documents": 0, "concepts": 0, "in_text": 0, "junk": 0}
+    stats |= {f"level_{level}": 0 for level in LEVELS}
     seen: set[str] = set()
     for lineno, line in enumerate(gold.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -129,6 +136,8 @@ def check(gold: Path, docs: Path) -> tuple[list[str], dict[str, int]]:
         stats["documents"] += 1
         for concept in row.get("concepts") or []:
             stats["concepts"] += 1
+            if concept.get("level") in LEVELS:
+                stats[f"level_{concept['level']}"] += 1
             for alias in concept.get("in_text") or []:
                 stats["in_text"] += 1
                 if not in_text(alias, haystacks):
@@ -140,20 +149,58 @@ def check(gold: Path, docs: Path) -> tuple[list[str], dict[str, int]]:
     return failures, stats
 
 
+def names_markdown(gold: Path) -> bool:
+    """Whether the set's documents are Markdown (rendered unarXive papers), not PDFs."""
+    for line in gold.read_text(encoding="utf-8").splitlines():
+        try:
+            doc = json.loads(line).get("doc") if line.strip() else None
+        except (json.JSONDecodeError, AttributeError):
+            continue  # check() reports the malformed line
+        if isinstance(doc, str) and doc.endswith(".md"):
+            return True
+    return False
+
+
+def render_markdown_docs(out: Path) -> bool:
+    """Render the unarXive papers of the held-out sets into ``out``; False when that fails."""
+    if str(QA_SCRIPTS) not in sys.path:
+        sys.path.insert(0, str(QA_SCRIPTS))
+    from render_unarxive import main as render  # a sibling folder's script, not a package
+
+    return render(["--out", str(out), "--quiet"]) == 0
+
+
+def check_set(gold: Path, docs: Path | None = None) -> tuple[list[str], dict[str, int]] | None:
+    """``check`` with the documents folder chosen as ``main`` does; None when it is missing."""
+    with tempfile.TemporaryDirectory(prefix="concept-docs-") as scratch:
+        if docs is None and names_markdown(gold):
+            docs = Path(scratch)
+            if not render_markdown_docs(docs):
+                return None
+        docs = docs or DEFAULT_DOCS
+        if not docs.is_dir():
+            return None
+        return check(gold, docs)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
-    parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS)
+    parser.add_argument("--set", "--gold", type=Path, default=DEFAULT_GOLD, dest="gold")
+    parser.add_argument("--docs", type=Path, default=None)
     args = parser.parse_args(argv)
-    if not args.gold.is_file() or not args.docs.is_dir():
-        print(
-            f"need a gold file ({args.gold}) and a documents folder ({args.docs})", file=sys.stderr
-        )
+    if not args.gold.is_file():
+        print(f"no concept set at {args.gold}", file=sys.stderr)
         return 2
-    failures, stats = check(args.gold, args.docs)
+    result = check_set(args.gold, args.docs)
+    if result is None:
+        where = args.docs or "the rendered unarXive papers or ../shared/data/pdfs"
+        print(f"no documents folder for {args.gold} ({where})", file=sys.stderr)
+        return 2
+    failures, stats = result
     print(
         f"{args.gold}: {stats['documents']} documents, {stats['concepts']} concepts, "
-        f"{stats['in_text']} in-text aliases, {stats['junk']} junk strings"
+        f"{stats['in_text']} in-text aliases, {stats['junk']} junk strings; levels "
+        + " / ".join(f"{level}: {stats[f'level_{level}']}" for level in LEVELS)
     )
     if failures:
         print(f"{len(failures)} failure(s):", file=sys.stderr)

@@ -220,6 +220,30 @@ def test_check_gold_flags_strings_missing_from_the_text(tmp_path: Path) -> None:
     ]
 
 
+def _concept_rows(name: str) -> list[dict[str, Any]]:
+    lines = (CONCEPTS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_the_heldout_concept_set_has_the_gold_shape_over_the_test_papers() -> None:
+    rows = _concept_rows("heldout.jsonl")
+    failures = [f for i, row in enumerate(rows, 1) for f in check_gold.shape_failures(row, str(i))]
+    assert failures == []
+    docs = [row["doc"] for row in rows]
+    assert sorted(docs) == sorted(f"{pid}.md" for pid in render_unarxive.TEST_PAPERS)
+    assert not set(docs) & {row["doc"] for row in _concept_rows("gold.jsonl")}
+    levels = [c["level"] for row in rows for c in row["concepts"]]
+    assert [levels.count(level) for level in (0, 1, 2)] == [37, 80, 27]  # docs/EVAL.md
+    assert check_gold.names_markdown(CONCEPTS / "heldout.jsonl")
+    assert not check_gold.names_markdown(CONCEPTS / "gold.jsonl")
+
+
+def test_check_gold_refuses_a_missing_documents_folder(tmp_path: Path) -> None:
+    held_out = str(CONCEPTS / "heldout.jsonl")
+    assert check_gold.main(["--set", held_out, "--docs", str(tmp_path / "absent")]) == 2
+    assert check_gold.main(["--set", str(tmp_path / "absent.jsonl")]) == 2
+
+
 # ----------------------------------------------------------------------------- real data
 
 
@@ -240,6 +264,17 @@ def test_test_set_gold_quotes_verify_on_the_rendered_papers(shared: Path, tmp_pa
 def test_concept_gold_is_in_the_pdfs(shared: Path) -> None:
     failures, stats = check_gold.check(CONCEPTS / "gold.jsonl", shared / "pdfs")
     assert failures == [] and stats["documents"] == 9
+
+
+def test_heldout_concept_set_is_in_the_rendered_papers(shared: Path) -> None:
+    if not render_unarxive.DEFAULT_SOURCE.is_file():
+        pytest.skip(f"unarXive source not found at {render_unarxive.DEFAULT_SOURCE}")
+    result = check_gold.check_set(CONCEPTS / "heldout.jsonl")  # renders into a temp dir
+    assert result is not None
+    failures, stats = result
+    assert failures == []
+    assert stats["documents"] == 12 and stats["concepts"] == 144 and stats["junk"] == 60
+    assert check_gold.main(["--set", str(CONCEPTS / "heldout.jsonl")]) == 0
 
 
 def test_bibliography_gold_names_the_shared_pdfs(shared: Path) -> None:
