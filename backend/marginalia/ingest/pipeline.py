@@ -213,8 +213,13 @@ async def _prepare(
     record = DedupRecord(
         id=uuid.uuid4(),
         title=meta.title or parsed.title,
+        # The document's own DOI / arXiv id (ingest/metadata.py) count when the caller
+        # knows none: a later search result for the same paper then dedups against it.
         keys=identity_keys(
-            url=meta.url, doi=meta.doi, arxiv_id=meta.arxiv_id, openalex_id=meta.openalex_id
+            url=meta.url,
+            doi=meta.doi or parsed.doi,
+            arxiv_id=meta.arxiv_id or parsed.arxiv_id,
+            openalex_id=meta.openalex_id,
         ),
     )
     records = [record_from_row(row) for row in known]
@@ -304,8 +309,8 @@ async def _store(
         "origin": meta.origin,
         "title": p.record.title,
         "authors": meta.authors or parsed.authors,
-        "year": meta.year,
-        "venue": meta.venue,
+        "year": meta.year or parsed.year,
+        "venue": meta.venue or parsed.venue,
         "abstract": meta.abstract or parsed.abstract,
         "url": meta.url,
         "normalized_url": normalized_url(meta.url) if meta.url else None,
