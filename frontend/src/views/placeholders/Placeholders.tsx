@@ -20,14 +20,7 @@ function ComingSoon({ title, issue, children }: { title: string; issue: string; 
 }
 
 
-export function PathPlaceholder() {
-  return <ComingSoon title="Learning path" issue="the canvas, learning paths and wiki issue">`marginalia path` prints the reading order meanwhile.</ComingSoon>
-}
 
-export function WikiPlaceholder() {
-  const { slug } = useParams()
-  return <ComingSoon title={slug ? `Wiki: ${slug}` : 'Wiki'} issue="the canvas, learning paths and wiki issue">`marginalia wiki` prints the pages meanwhile.</ComingSoon>
-}
 
 export function ReaderPlaceholder() {
   const { sourceId } = useParams()
