@@ -43,7 +43,20 @@ from marginalia.storage import FileStore, content_hash
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[str, str], Awaitable[None]]
+
+class Progress(Protocol):
+    """Reports a document's stage; ``fraction`` is how much of the document's ingest is
+    done (0–1), so a job can show real per-file progress."""
+
+    def __call__(
+        self, stage: str, message: str, fraction: float | None = None
+    ) -> Awaitable[None]: ...
+
+
+#: Where each stage starts within one document's ingest (embedding fills the gap to storing).
+STAGE_FRACTION = {"parsing": 0.05, "chunking": 0.2, "embedding": 0.3, "storing": 0.9}
+#: Chunk vectors are computed this many passages at a time, so embedding reports n/N.
+EMBED_REPORT_EVERY = 64
 
 
 class IngestContext(Protocol):
@@ -104,7 +117,7 @@ class IngestOutcome:
         }
 
 
-async def _noop(stage: str, message: str) -> None:
+async def _noop(stage: str, message: str, fraction: float | None = None) -> None:
     return None
 
 
@@ -196,14 +209,14 @@ async def _prepare(
             raise NotFoundError(f"no workspace with id {workspace_id}")
         existing = await sources_repo.find_by_hash(session, workspace_id, digest)
         if existing is not None:
-            await progress("dedup", f"{filename}: already in the workspace (same content)")
+            await progress("dedup", f"{filename}: already in the workspace (same content)", 1.0)
             return IngestOutcome(filename, "duplicate", existing.id, "content_hash", 1.0)
         known = await sources_repo.identities(session, workspace_id)
     if pending is not None and digest in pending.digests:
         return _Conflict()
 
     if parsed is None:
-        await progress("parsing", f"parsing {filename}")
+        await progress("parsing", f"parsing {filename}", STAGE_FRACTION["parsing"])
         parsed = await asyncio.to_thread(validate_document, data, filename, content_type, settings)
 
     record = DedupRecord(
@@ -218,7 +231,7 @@ async def _prepare(
     match = match_cheap_layers(record, records, title_threshold=title_threshold)
     if match is not None:
         await progress(
-            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)"
+            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)", 1.0
         )
         return IngestOutcome(
             filename, "duplicate", match.existing_id, match.layer, round(match.score, 4)
@@ -229,7 +242,9 @@ async def _prepare(
     ):
         return _Conflict()
 
-    await progress("chunking", f"chunking {filename} ({parsed.page_count} pages)")
+    await progress(
+        "chunking", f"chunking {filename} ({parsed.page_count} pages)", STAGE_FRACTION["chunking"]
+    )
     embedder = ctx.embedder
     chunks = await asyncio.to_thread(
         chunk_document,
@@ -248,12 +263,32 @@ async def _prepare(
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
-    """The chunk vectors of every document of ``group``, in one embedding call."""
+    """The chunk vectors of every document of ``group``, ``EMBED_REPORT_EVERY`` passages
+    at a time, each document reporting ``embedding n/N`` as its passages are done."""
     embedder = ctx.embedder
+    start_f, end_f = STAGE_FRACTION["embedding"], STAGE_FRACTION["storing"]
     for p in group:
-        await p.progress("embedding", f"embedding {len(p.chunks)} passages of {p.filename}")
+        await p.progress(
+            "embedding", f"embedding 0/{len(p.chunks)} passages of {p.filename}", start_f
+        )
     await ensure_pinned(ctx.db, embedder)
-    vectors = await embedder.embed_documents([c.text for p in group for c in p.chunks])
+    texts = [c.text for p in group for c in p.chunks]
+    owners = [i for i, p in enumerate(group) for _c in p.chunks]
+    parts: list[np.ndarray] = []
+    done = [0] * len(group)
+    for lo in range(0, len(texts), EMBED_REPORT_EVERY):
+        hi = min(lo + EMBED_REPORT_EVERY, len(texts))
+        parts.append(await embedder.embed_documents(texts[lo:hi]))
+        for i in sorted(set(owners[lo:hi])):
+            p = group[i]
+            done[i] += owners[lo:hi].count(i)
+            if done[i] < len(p.chunks):  # the last report is the storing stage's
+                await p.progress(
+                    "embedding",
+                    f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}",
+                    start_f + (end_f - start_f) * done[i] / len(p.chunks),
+                )
+    vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
     out: list[np.ndarray] = []
     start = 0
     for p in group:
@@ -282,13 +317,13 @@ async def _store(
             other = next((r for r in p.known if r.id == nearest[0][0]), None)
             if other is not None and embedding_layer_applies(p.record, other.has_scholarly_id):
                 await p.progress(
-                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)"
+                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
                 )
                 return IngestOutcome(
                     filename, "duplicate", nearest[0][0], "embedding", round(nearest[0][1], 4)
                 )
 
-    await p.progress("storing", f"storing {filename}")
+    await p.progress("storing", f"storing {filename}", STAGE_FRACTION["storing"])
     stored = await asyncio.to_thread(ctx.files.put, p.data)
     meta, keys = p.meta, p.record.keys
     fields: dict[str, Any] = {
@@ -334,7 +369,7 @@ async def _store(
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
     await p.progress(
-        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages"
+        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
     return IngestOutcome(
         filename, "created", source.id, None, None, len(p.chunks), parsed.page_count
@@ -434,7 +469,9 @@ async def ingest_many(
                 # document alone, which parses faster without the others beside it.
                 top_up()
             try:
-                await progress(position)("parsing", f"parsing {item.filename}")
+                await progress(position)(
+                    "parsing", f"parsing {item.filename}", STAGE_FRACTION["parsing"]
+                )
                 data, parsed = await current
                 prepared = await _prepare(
                     ctx,
