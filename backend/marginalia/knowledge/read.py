@@ -239,3 +239,27 @@ async def concept_edges(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[
     async with ctx.db.session() as session:
         await require_workspace(session, workspace_id)
         return await repo.list_concept_edges(session, workspace_id)
+
+
+async def source_concepts(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID
+) -> dict[uuid.UUID, list[Concept]]:
+    """Each source's concepts as the product ranks them for that source: the link's weight
+    (the concept's standing in the source) first, then workspace centrality, then slug."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        concepts = {c.id: c for c in await repo.list_concepts(session, workspace_id)}
+        links = await repo.source_concept_weights(session, workspace_id)
+    ranked: dict[uuid.UUID, list[tuple[float, Concept]]] = defaultdict(list)
+    for sid, cid, weight in links:
+        if cid in concepts:
+            ranked[sid].append((weight, concepts[cid]))
+    return {
+        sid: [
+            c
+            for _, c in sorted(
+                items, key=lambda wc: (-wc[0], -(wc[1].centrality or 0.0), wc[1].slug)
+            )
+        ]
+        for sid, items in ranked.items()
+    }

@@ -27,6 +27,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from marginalia.answer.calibration import Calibration, load_calibration
+from marginalia.answer.locations import locate_claims
 from marginalia.answer.routing import Scope, load_scope
 from marginalia.answer.schemas import Answer, AnswerSummary, AskSource, Route
 from marginalia.answer.service import answer_from_context, cited_sources, retrieve
@@ -217,6 +218,8 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             score_only=plan.score_only,
             provider=plan.provider,
         )
+        if not answer.refused:
+            await locate_claims(rt, answer)
         text = (answer.refusal or "") if answer.refused else answer.text
         for piece in token_pieces(text):
             yield AskToken(text=piece)

@@ -29,6 +29,7 @@ from marginalia.knowledge.repository.concepts import (
     list_concept_edges,
     list_concepts,
     source_concept_links,
+    source_concept_weights,
     update_concepts,
 )
 from marginalia.knowledge.repository.graph import (
@@ -104,6 +105,7 @@ __all__ = [
     "set_description_embedding",
     "similar_wiki_pages",
     "source_concept_links",
+    "source_concept_weights",
     "store_extraction",
     "store_quality",
     "syntheses",
