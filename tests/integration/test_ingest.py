@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from marginalia.api.schemas import JobEventOut
 from marginalia.errors import MarginaliaError
 from marginalia.ingest.documents import Page, text_at
 from marginalia.ingest.pipeline import (
@@ -22,7 +23,6 @@ from marginalia.ingest.pipeline import (
     ingest_document,
     ingest_many,
 )
-from marginalia.api.schemas import JobEventOut
 from marginalia.jobs.events import event_payload, follow_events
 from marginalia.runtime import Runtime
 from marginalia.storage import content_hash

@@ -508,11 +508,14 @@ export interface components {
     schemas: {
         /**
          * AnswerClaim
-         * @description One claim of an answer: what it says, the passages it cites, a verbatim quote.
+         * @description One claim of an answer: what it says, the passages it cites, a verbatim quote,
+         *     and where that quote stands in the passages (filled after validation).
          */
         AnswerClaim: {
             /** Citations */
             citations: number[];
+            /** Locations */
+            locations: components["schemas"]["CitationLocation"][];
             /**
              * Quote
              * @default null
@@ -714,6 +717,31 @@ export interface components {
             text: string;
             /** Token Count */
             token_count: number;
+        };
+        /**
+         * CitationLocation
+         * @description Where a claim's quote stands in one passage it cites: from ``char_start`` of page
+         *     ``page``'s stored text to ``char_end`` of page ``page_end``'s, and, for a PDF, the
+         *     rectangles of its characters (on both pages when it crosses a page break).
+         */
+        CitationLocation: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** N */
+            n: number;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Rects */
+            rects?: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
         };
         /** ClaimView */
         ClaimView: {
@@ -1093,6 +1121,23 @@ export interface components {
              * @default 5
              */
             steps: number;
+        };
+        /**
+         * QuoteRect
+         * @description One line of a quote on its PDF page: normalised 0–1 to the page's crop box, origin
+         *     top-left, in unrotated page coordinates (``marginalia.ingest.geometry``).
+         */
+        QuoteRect: {
+            /** Page */
+            page: number;
+            /** X0 */
+            x0: number;
+            /** X1 */
+            x1: number;
+            /** Y0 */
+            y0: number;
+            /** Y1 */
+            y1: number;
         };
         /** ResearchRequest */
         ResearchRequest: {
