@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,26 +37,12 @@ from marginalia.ingest.dedup import (
     record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument
+from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
 from marginalia.storage import FileStore, content_hash
 
 log = logging.getLogger(__name__)
-
-
-class Progress(Protocol):
-    """Reports a document's stage; ``fraction`` is how much of the document's ingest is
-    done (0–1), so a job can show real per-file progress."""
-
-    def __call__(
-        self, stage: str, message: str, fraction: float | None = None
-    ) -> Awaitable[None]: ...
-
-
-#: Where each stage starts within one document's ingest (embedding fills the gap to storing).
-STAGE_FRACTION = {"parsing": 0.05, "chunking": 0.2, "embedding": 0.3, "storing": 0.9}
-#: Chunk vectors are computed this many passages at a time, so embedding reports n/N.
-EMBED_REPORT_EVERY = 64
 
 
 class IngestContext(Protocol):
@@ -118,10 +104,6 @@ class IngestOutcome:
             "chunks": self.chunks,
             "pages": self.pages,
         }
-
-
-async def _noop(stage: str, message: str, fraction: float | None = None) -> None:
-    return None
 
 
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
@@ -295,11 +277,9 @@ async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]
             p = group[i]
             done[i] += owners[lo:hi].count(i)
             if done[i] < len(p.chunks):  # the last report is the storing stage's
-                await p.progress(
-                    "embedding",
-                    f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}",
-                    start_f + (end_f - start_f) * done[i] / len(p.chunks),
-                )
+                fraction = start_f + (end_f - start_f) * done[i] / len(p.chunks)
+                message = f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}"
+                await p.progress("embedding", message, fraction)
     vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
     out: list[np.ndarray] = []
     start = 0
@@ -407,7 +387,7 @@ async def ingest_document(
     filename: str,
     content_type: str | None = None,
     metadata: SourceMetadata | None = None,
-    progress: Progress = _noop,
+    progress: Progress = noop,
     embedding_dedup: bool = False,
 ) -> IngestOutcome:
     """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
@@ -443,7 +423,7 @@ async def ingest_many(
     workspace_id: uuid.UUID,
     items: list[IngestItem],
     *,
-    progress: Callable[[int], Progress] = lambda _i: _noop,
+    progress: Callable[[int], Progress] = lambda _i: noop,
     group_passages: int = GROUP_PASSAGES,
 ) -> AsyncIterator[Result]:
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.

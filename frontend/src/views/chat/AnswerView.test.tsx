@@ -22,8 +22,8 @@ const turn: Turn = {
     text: '',
     refused: false,
     claims: [
-      { text: 'The resulting literature graph consists of more than 280M nodes', citations: [1], quote: 'The resulting literature graph consists of more than 280M nodes' },
-      { text: 'It needs quadratic memory $O(n^2)$', citations: [2, 1], quote: 'The graph uses $O(n^2)$ memory' },
+      { text: 'The resulting literature graph consists of more than 280M nodes', citations: [1], quote: 'The resulting literature graph consists of more than 280M nodes', locations: [] },
+      { text: 'It needs quadratic memory $O(n^2)$', citations: [2, 1], quote: 'The graph uses $O(n^2)$ memory', locations: [] },
     ],
     refusal: null,
     cited: [1, 2],
