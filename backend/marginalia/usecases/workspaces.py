@@ -56,12 +56,22 @@ async def get_workspace(rt: Runtime, workspace_id: uuid.UUID) -> Workspace:
 
 
 async def find_workspace(rt: Runtime, ref: str) -> Workspace:
-    """A workspace by id or by name (CLI convenience)."""
+    """A workspace by id, by name, or by a unique id prefix (CLI convenience)."""
+    from marginalia.usecases.lookup import looks_like_id_prefix, resolve_id
+
     async with rt.db.session() as session:
         try:
             workspace = await repo.get(session, uuid.UUID(ref))
         except ValueError:
             workspace = await repo.get_by_name(session, ref)
+    if workspace is None and looks_like_id_prefix(ref):
+        try:
+            found = await resolve_id(rt, "workspace", ref)  # ambiguous: refused, with candidates
+        except NotFoundError:
+            found = None
+        if found is not None:
+            async with rt.db.session() as session:
+                workspace = await repo.get(session, found)
     if workspace is None:
         raise NotFoundError(f"no workspace named or with id {ref!r}")
     return workspace
