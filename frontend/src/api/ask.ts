@@ -20,10 +20,23 @@ export interface AnswerSource {
   text?: string
 }
 
+/** Where a claim's quote stands in passage `n`: stored page-text offsets and, for a PDF,
+ * rectangles (0–1, origin top-left, unrotated page coordinates). */
+export interface CitationLocation {
+  n: number
+  source_id: string
+  page: number
+  page_end: number
+  char_start: number
+  char_end: number
+  rects: { page: number; x0: number; y0: number; x1: number; y1: number }[]
+}
+
 export interface AnswerClaim {
   text: string
   citations: number[]
   quote?: string | null
+  locations?: CitationLocation[]
 }
 
 export interface AnswerSummary {
