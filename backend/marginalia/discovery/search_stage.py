@@ -33,7 +33,7 @@ from marginalia.ingest.dedup import identity_keys as stored_identity_keys
 from marginalia.knowledge.text import jaccard, title_tokens
 from marginalia.knowledge.vectors import embed_leads
 from marginalia.sources.arxiv_client import ArxivClient
-from marginalia.sources.base import SourceClient, SourceError
+from marginalia.sources.base import SourceClient, SourceError, describe_failure
 from marginalia.sources.brave_client import BraveClient
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.openalex_client import OpenAlexClient
@@ -162,9 +162,10 @@ class SearchStages(ResearchRunBase):
             else:
                 status = "partial"
             report.update(status=status, reason=first["reason"], message=first["message"])
+            report["summary"] = describe_failure(client.name, first["reason"], first["message"])
         if report["status"] != "ok":
             await self.emit(
-                f"{client.name}: {report['status']} ({report['reason']}): {report['message']}",
+                report["summary"] + ("" if report["status"] != "partial" else " (partly)"),
                 "search",
                 None,
                 {"source": client.name, **report},
@@ -213,6 +214,12 @@ class SearchStages(ResearchRunBase):
             out.append((DedupRecord(id=row.id, title=row.title, keys=frozenset(keys)), text))
         return out
 
+    async def _metadata_only_ids(self) -> set[uuid.UUID]:
+        """The workspace's metadata-only sources: a hit with a PDF upgrades one of them."""
+        async with self.ctx.db.session() as session:
+            rows = await sources_repo.identities(session, self.workspace_id)
+        return {row["id"] for row in rows if row.get("kind") == "metadata"}
+
     def _ordered_hits(self) -> list[SearchHit]:
         """Recommended papers first, then round-robin over (source, query) result lists."""
         hits = self._hits
@@ -231,6 +238,7 @@ class SearchStages(ResearchRunBase):
 
     async def _dedup(self) -> None:
         known = await self._known_records()
+        metadata_only = await self._metadata_only_ids()
         kept: list[dict[str, Any]] = []
         kept_records: list[DedupRecord] = []
         kept_text: list[str] = []
@@ -244,7 +252,9 @@ class SearchStages(ResearchRunBase):
             known_match = match_cheap_layers(
                 record, [r for r, _ in known], title_threshold=self._title_threshold
             )
-            if known_match is not None:
+            if known_match is not None and (
+                known_match.existing_id not in metadata_only or not (c.pdf_url or c.file_key)
+            ):
                 known_layers[known_match.layer] += 1
                 known_ids.add(str(known_match.existing_id))
                 continue

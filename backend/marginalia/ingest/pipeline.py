@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,13 +37,12 @@ from marginalia.ingest.dedup import (
     record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument
+from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
 from marginalia.storage import FileStore, content_hash
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, str], Awaitable[None]]
 
 
 class IngestContext(Protocol):
@@ -91,9 +90,12 @@ class IngestOutcome:
     dedup_score: float | None = None
     chunks: int = 0
     pages: int = 0
+    # A metadata-only source (ingest/metadata_only.py) that this document gave its text.
+    upgraded: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "upgraded": self.upgraded,
             "filename": self.filename,
             "status": self.status,
             "source_id": str(self.source_id),
@@ -102,10 +104,6 @@ class IngestOutcome:
             "chunks": self.chunks,
             "pages": self.pages,
         }
-
-
-async def _noop(stage: str, message: str) -> None:
-    return None
 
 
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
@@ -132,6 +130,7 @@ class _Prepared:
     known: list[DedupRecord]
     chunks: list[Chunk]
     progress: Progress
+    upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
 
 
 @dataclass
@@ -196,14 +195,14 @@ async def _prepare(
             raise NotFoundError(f"no workspace with id {workspace_id}")
         existing = await sources_repo.find_by_hash(session, workspace_id, digest)
         if existing is not None:
-            await progress("dedup", f"{filename}: already in the workspace (same content)")
+            await progress("dedup", f"{filename}: already in the workspace (same content)", 1.0)
             return IngestOutcome(filename, "duplicate", existing.id, "content_hash", 1.0)
         known = await sources_repo.identities(session, workspace_id)
     if pending is not None and digest in pending.digests:
         return _Conflict()
 
     if parsed is None:
-        await progress("parsing", f"parsing {filename}")
+        await progress("parsing", f"parsing {filename}", STAGE_FRACTION["parsing"])
         parsed = await asyncio.to_thread(validate_document, data, filename, content_type, settings)
 
     record = DedupRecord(
@@ -221,9 +220,13 @@ async def _prepare(
     records = [record_from_row(row) for row in known]
     title_threshold = settings.ingest.dedup_title_jaccard
     match = match_cheap_layers(record, records, title_threshold=title_threshold)
-    if match is not None:
+    # A full document of a work known only by its metadata fills that source in.
+    metadata_only = {r["id"] for r in known if r.get("kind") == "metadata"}
+    upgrade_of = match.existing_id if match and not meta.abstract_only else None
+    upgrade_of = upgrade_of if upgrade_of in metadata_only else None
+    if match is not None and upgrade_of is None:
         await progress(
-            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)"
+            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)", 1.0
         )
         return IngestOutcome(
             filename, "duplicate", match.existing_id, match.layer, round(match.score, 4)
@@ -234,7 +237,9 @@ async def _prepare(
     ):
         return _Conflict()
 
-    await progress("chunking", f"chunking {filename} ({parsed.page_count} pages)")
+    await progress(
+        "chunking", f"chunking {filename} ({parsed.page_count} pages)", STAGE_FRACTION["chunking"]
+    )
     embedder = ctx.embedder
     chunks = await asyncio.to_thread(
         chunk_document,
@@ -247,18 +252,35 @@ async def _prepare(
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")
-    return _Prepared(
-        filename, data, digest, content_type, meta, parsed, record, records, chunks, progress
-    )
+    prepared = (filename, data, digest, content_type, meta, parsed, record, records, chunks)
+    return _Prepared(*prepared, progress, upgrade_of)
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
-    """The chunk vectors of every document of ``group``, in one embedding call."""
+    """The chunk vectors of every document of ``group``, ``EMBED_REPORT_EVERY`` passages
+    at a time, each document reporting ``embedding n/N`` as its passages are done."""
     embedder = ctx.embedder
+    start_f, end_f = STAGE_FRACTION["embedding"], STAGE_FRACTION["storing"]
     for p in group:
-        await p.progress("embedding", f"embedding {len(p.chunks)} passages of {p.filename}")
+        await p.progress(
+            "embedding", f"embedding 0/{len(p.chunks)} passages of {p.filename}", start_f
+        )
     await ensure_pinned(ctx.db, embedder)
-    vectors = await embedder.embed_documents([c.text for p in group for c in p.chunks])
+    texts = [c.text for p in group for c in p.chunks]
+    owners = [i for i, p in enumerate(group) for _c in p.chunks]
+    parts: list[np.ndarray] = []
+    done = [0] * len(group)
+    for lo in range(0, len(texts), EMBED_REPORT_EVERY):
+        hi = min(lo + EMBED_REPORT_EVERY, len(texts))
+        parts.append(await embedder.embed_documents(texts[lo:hi]))
+        for i in sorted(set(owners[lo:hi])):
+            p = group[i]
+            done[i] += owners[lo:hi].count(i)
+            if done[i] < len(p.chunks):  # the last report is the storing stage's
+                fraction = start_f + (end_f - start_f) * done[i] / len(p.chunks)
+                message = f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}"
+                await p.progress("embedding", message, fraction)
+    vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
     out: list[np.ndarray] = []
     start = 0
     for p in group:
@@ -278,7 +300,7 @@ async def _store(
     """The embedding dedup layer (when asked), then one transaction for the source."""
     p, filename, parsed = prepared, prepared.filename, prepared.parsed
     mean = _normalised_mean(vectors)
-    if embedding_dedup:
+    if embedding_dedup and p.upgrade_of is None:
         async with ctx.db.session() as session:
             nearest = await sources_repo.nearest_by_mean_embedding(
                 session, workspace_id, mean, limit=1
@@ -287,13 +309,13 @@ async def _store(
             other = next((r for r in p.known if r.id == nearest[0][0]), None)
             if other is not None and embedding_layer_applies(p.record, other.has_scholarly_id):
                 await p.progress(
-                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)"
+                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
                 )
                 return IngestOutcome(
                     filename, "duplicate", nearest[0][0], "embedding", round(nearest[0][1], 4)
                 )
 
-    await p.progress("storing", f"storing {filename}")
+    await p.progress("storing", f"storing {filename}", STAGE_FRACTION["storing"])
     stored = await asyncio.to_thread(ctx.files.put, p.data)
     meta, keys = p.meta, p.record.keys
     fields: dict[str, Any] = {
@@ -322,13 +344,24 @@ async def _store(
         "mean_embedding": mean,
     }
     new_chunks = [NewChunk.from_chunk(c, vectors[i]) for i, c in enumerate(p.chunks)]
+    pages = [(page.number, page.text) for page in parsed.pages]
+    if p.upgrade_of is not None:
+        async with ctx.db.transaction() as session:
+            upgraded = await sources_repo.upgrade_source(
+                session, p.upgrade_of, fields=fields, pages=pages, chunks=new_chunks
+            )
+        if upgraded is None:  # another ingest filled it in first
+            return IngestOutcome(filename, "duplicate", p.upgrade_of, "identity", 1.0)
+        await p.progress("stored", f"{filename}: filled in a metadata-only source")
+        counts = (len(p.chunks), parsed.page_count)
+        return IngestOutcome(filename, "created", p.upgrade_of, None, None, *counts, True)
     try:
         async with ctx.db.transaction() as session:
             source = await sources_repo.insert_source(
                 session,
                 workspace_id=workspace_id,
                 fields=fields,
-                pages=[(page.number, page.text) for page in parsed.pages],
+                pages=pages,
                 chunks=new_chunks,
             )
     except IntegrityError:
@@ -339,7 +372,7 @@ async def _store(
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
     await p.progress(
-        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages"
+        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
     return IngestOutcome(
         filename, "created", source.id, None, None, len(p.chunks), parsed.page_count
@@ -354,7 +387,7 @@ async def ingest_document(
     filename: str,
     content_type: str | None = None,
     metadata: SourceMetadata | None = None,
-    progress: Progress = _noop,
+    progress: Progress = noop,
     embedding_dedup: bool = False,
 ) -> IngestOutcome:
     """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
@@ -390,7 +423,7 @@ async def ingest_many(
     workspace_id: uuid.UUID,
     items: list[IngestItem],
     *,
-    progress: Callable[[int], Progress] = lambda _i: _noop,
+    progress: Callable[[int], Progress] = lambda _i: noop,
     group_passages: int = GROUP_PASSAGES,
 ) -> AsyncIterator[Result]:
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.
@@ -439,7 +472,9 @@ async def ingest_many(
                 # document alone, which parses faster without the others beside it.
                 top_up()
             try:
-                await progress(position)("parsing", f"parsing {item.filename}")
+                await progress(position)(
+                    "parsing", f"parsing {item.filename}", STAGE_FRACTION["parsing"]
+                )
                 data, parsed = await current
                 prepared = await _prepare(
                     ctx,

@@ -53,7 +53,7 @@ export function CitationButton(props: {
 export function citationHref(workspaceId: string, sourceId: string, n: number, source: AnswerSource, location?: CitationLocation): string {
   if (!location) return readerHref(workspaceId, sourceId, { page: source.page, n })
   const href = readerHref(workspaceId, sourceId, { page: location.page, rects: location.rects, n })
-  if (location.rects.length) return href
+  if (location.rects?.length) return href
   const chars = `${location.page}:${location.char_start},${location.page_end}:${location.char_end}`
   return `${href}${href.includes('?') ? '&' : '?'}chars=${encodeURIComponent(chars)}`
 }
