@@ -11,9 +11,9 @@ from rich.markup import escape
 
 from marginalia.answer import Answer, normalize
 from marginalia.cli.support import console, run, with_runtime
-from marginalia.errors import ValidationFailed
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
+from marginalia.usecases.lookup import resolve_id
 from marginalia.usecases.workspaces import find_workspace
 
 
@@ -22,10 +22,14 @@ def print_answer(answer: Answer) -> None:
     if answer.refused:
         console.print(f"[yellow]{escape(answer.refusal or 'No answer.')}[/yellow]")
     else:
+        lead = answer.text.split("\n", 1)[0] if "\n" in answer.text else ""
+        if lead:
+            console.print(escape(lead))
         for claim in answer.claims:
             marks = "".join(f"[{n}]" for n in dict.fromkeys(claim.citations))
             console.print(f"• {escape(claim.text)} [bold cyan]{escape(marks)}[/bold cyan]")
-            if claim.quote:
+            # Each claim once: the quote only when the claim paraphrases it.
+            if claim.quote and normalize(claim.quote) != normalize(claim.text):
                 console.print(f"    [dim]“{escape(normalize(claim.quote))}”[/dim]")
     cited = set(answer.cited_numbers())
     shown = [p for p in answer.passages if p.n in cited] if cited else answer.passages
@@ -63,12 +67,7 @@ def register(app: typer.Typer) -> None:
             ws = await find_workspace(rt, workspace)
             source_id: uuid.UUID | None = None
             if source is not None:
-                try:
-                    source_id = uuid.UUID(source)
-                except ValueError:
-                    raise ValidationFailed(
-                        f"--source must be a source id, got {source!r}"
-                    ) from None
+                source_id = await resolve_id(rt, "source", source)
             return await ask_usecase.answer(
                 rt, workspace_id=ws.id, question=question, source_id=source_id
             )
