@@ -113,7 +113,7 @@ test('clicking a concept highlights its sources and opens its panel', async ({ p
   await expectAccessible(page, 'canvas with a concept selected')
 })
 
-test('the learning path orders prerequisites first and links them to the canvas', async ({ page }) => {
+test('the learning path orders prerequisites first, links them to the canvas and keeps read state', async ({ page, request }) => {
   await page.goto(`/w/${workspaceId}/path`)
   const steps = page.getByTestId('path-step')
   await expect(page.getByTestId('path-none').or(steps.first())).toBeVisible()
@@ -137,6 +137,16 @@ test('the learning path orders prerequisites first and links them to the canvas'
   await page.getByTestId('path-regenerate').click()
   await expect(page.getByTestId('path-regenerate')).toBeEnabled()
   await expect(steps).toHaveCount(rows.length)
+  // Read state lives on the server: it survives a reload and shows in the API.
+  await steps.first().getByTestId('path-step-read').check()
+  await expect(steps.first()).toHaveAttribute('data-read', 'true')
+  await page.reload()
+  await expect(steps.first().getByTestId('path-step-read')).toBeChecked()
+  const stored = await (await request.get(`/api/workspaces/${workspaceId}/path`)).json()
+  expect(stored.steps[0].read).toBe(true)
+  expect(stored.steps_read).toBe(1)
+  await steps.first().getByTestId('path-step-read').uncheck()
+  await expect(steps.first()).toHaveAttribute('data-read', 'false')
   await expectAccessible(page, 'learning path')
 })
 
