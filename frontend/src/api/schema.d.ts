@@ -447,6 +447,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{workspace_id}/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the workspace does not settle yet, each gap with a research request */
+        get: operations["get_gaps_api_workspaces__workspace_id__gaps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{workspace_id}/graph": {
         parameters: {
             query?: never;
@@ -1009,6 +1026,79 @@ export interface components {
             source_id: string;
             /** Source Title */
             source_title: string | null;
+        };
+        /**
+         * GapResearch
+         * @description A body for ``POST /api/workspaces/{id}/research`` that researches the gap.
+         */
+        GapResearch: {
+            /**
+             * Max Sources
+             * @default 10
+             */
+            max_sources: number;
+            /** Queries */
+            queries: string[];
+        };
+        /** GapView */
+        GapView: {
+            /** Claim Id */
+            claim_id: string | null;
+            /** Concept Names */
+            concept_names: string[];
+            /**
+             * Concepts
+             * @description concept slugs (wiki pages and canvas nodes)
+             */
+            concepts: string[];
+            /** Detail */
+            detail: string;
+            /**
+             * Evidence
+             * @description claims: evidence count per relation
+             */
+            evidence: {
+                [key: string]: number;
+            };
+            /**
+             * Id
+             * @description stable: '<kind>:<claim id or concept slug>'
+             */
+            id: string;
+            /**
+             * Kind
+             * @description contested_claim | unsupported_claim | unexplained_prerequisite | single_source_concept
+             */
+            kind: string;
+            research: components["schemas"]["GapResearch"];
+            /** Score */
+            score: number;
+            /** Source Ids */
+            source_ids: string[];
+            /**
+             * Suggested Topic
+             * @description what a research run on this gap would look for
+             */
+            suggested_topic: string;
+            /** Title */
+            title: string;
+        };
+        /** GapsView */
+        GapsView: {
+            /**
+             * Counts
+             * @description gaps per kind
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Engine
+             * @description 'offline' when no model judged the evidence
+             */
+            engine: string;
+            /** Gaps */
+            gaps: components["schemas"]["GapView"][];
         };
         /** GraphEdge */
         GraphEdge: {
@@ -3460,6 +3550,46 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_gaps_api_workspaces__workspace_id__gaps_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GapsView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
