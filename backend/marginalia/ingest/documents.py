@@ -57,6 +57,11 @@ class ParsedDocument:
     page_count: int
     # Free-form facts a parser found on the way (e.g. PDF metadata); not relied upon.
     metadata: dict[str, str] = field(default_factory=dict)
+    # Bibliographic facts read from the document (ingest/metadata.py), when found.
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
 
 
 @dataclass(frozen=True)

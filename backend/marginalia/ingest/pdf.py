@@ -11,6 +11,7 @@ import pypdfium2 as pdfium
 
 from marginalia.ingest.documents import Page, ParsedDocument
 from marginalia.ingest.errors import DocumentError
+from marginalia.ingest.metadata import enrich
 from marginalia.ingest.text import assemble_document
 
 # PDFium error codes (fpdfview.h).
@@ -121,16 +122,8 @@ def _parse_open_pdf(pdf: pdfium.PdfDocument, *, max_pages: int) -> ParsedDocumen
     doc.title = _metadata_title(metadata.get("Title")) or (
         " ".join(ln.text for ln in title_lines) if title_lines else None
     )
-    meta_authors = _metadata_authors(metadata.get("Author"))
-    layout_authors = _authors_after_title(first_page_lines, title_lines)
-    # Some publishers put only the first author in the metadata.
-    if (
-        len(meta_authors) <= 1
-        and len(layout_authors) > 1
-        and (not meta_authors or meta_authors[0] == layout_authors[0])
-    ):
-        meta_authors = layout_authors
-    doc.authors = meta_authors
+    doc.authors = _metadata_authors(metadata.get("Author"))
+    return enrich(doc, page_authors=_authors_after_title(first_page_lines, title_lines))
     return doc
 
 
@@ -215,13 +208,17 @@ _AFFILIATION = re.compile(
     r"|division|faculty|@|abstract|correspond|received|www\.|http",
     re.IGNORECASE,
 )
-_MARKERS = re.compile(r"[∗*†‡§¶♠♢♡♣♦#]+|(?<=[^\W\d_])\d+(?:,\d+)*")
+_MARKERS = re.compile(r"[∗*†‡§¶♠♢♡♣♦#\x80-\x9f]+|(?<=[^\W\d_])\d+(?:,\d+)*")
+# Lower-case name particles ("Madeleine van Zuylen").
+_PARTICLES = frozenset(
+    {"van", "von", "der", "den", "de", "da", "di", "du", "del", "la", "le", "dos"}
+)
 
 
 def _authors_after_title(lines: list[_SizedLine], title: list[_SizedLine]) -> list[str]:
     if not title:
         return []
-    after = [ln for ln in lines if ln.index > title[-1].index][:4]
+    after = [ln for ln in lines if ln.index > title[-1].index][:6]
     block: list[str] = []
     for ln in after:
         if _AFFILIATION.search(ln.text) or ln.text[:1] in "∗*†‡§¶♠♢♡♣♦" or ln.text[:1].isdigit():
@@ -231,7 +228,9 @@ def _authors_after_title(lines: list[_SizedLine], title: list[_SizedLine]) -> li
     for part in re.split(r",|\band\b|\|", _MARKERS.sub("|", " ".join(block))):
         name = re.sub(r"\s+", " ", part).strip()
         words = name.split()
-        if 2 <= len(words) <= 5 and all(w[0].isupper() for w in words if w[0].isalpha()):
+        if 2 <= len(words) <= 5 and all(
+            w[0].isupper() for w in words if w[0].isalpha() and w not in _PARTICLES
+        ):
             names.append(
                 " ".join(w.capitalize() if w.isupper() and len(w) > 2 else w for w in words)
             )
