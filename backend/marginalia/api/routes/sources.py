@@ -10,7 +10,16 @@ from fastapi import APIRouter, File, Header, Query, Response, UploadFile, status
 from fastapi.responses import StreamingResponse
 
 from marginalia.api.deps import RuntimeDep
-from marginalia.api.schemas import ChunkOut, ErrorOut, JobOut, Offset, PageOut, SourceOut
+from marginalia.api.schemas import (
+    ChunkOut,
+    ErrorOut,
+    JobOut,
+    Offset,
+    PageOut,
+    SourceOut,
+    UploadFileOut,
+    UploadOut,
+)
 from marginalia.errors import PayloadTooLarge, ValidationFailed
 from marginalia.usecases import sources as service
 
@@ -31,14 +40,15 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 @router.post(
     "/workspaces/{workspace_id}/sources",
     status_code=status.HTTP_202_ACCEPTED,
-    response_model=JobOut,
-    summary="Upload documents (PDF, HTML, Markdown, text); returns the ingest job",
+    response_model=UploadOut,
+    summary="Upload documents (PDF, HTML, Markdown, text); returns the ingest job and "
+    "each file's outcome",
 )
 async def upload_sources(
     workspace_id: uuid.UUID,
     rt: RuntimeDep,
     files: Annotated[list[UploadFile], File(description="one or more documents")],
-) -> JobOut:
+) -> UploadOut:
     # The body was counted while it streamed in (api.hardening.RequestGuard); this is the
     # per-file check on what arrived.
     limit = rt.settings.ingest.max_upload_mb * 1024 * 1024
@@ -61,8 +71,13 @@ async def upload_sources(
         uploads.append(service.Upload(upload.filename or "upload", data, upload.content_type))
     if not uploads:
         raise ValidationFailed("no files in the upload")
-    job = await service.submit_uploads(rt, workspace_id, uploads)
-    return JobOut.model_validate(job)
+    submitted = await service.submit_uploads(rt, workspace_id, uploads)
+    job = JobOut.model_validate(submitted.job)
+    outcomes = [
+        UploadFileOut(filename=f.filename, status=f.status, detail=f.detail)
+        for f in submitted.files
+    ]
+    return UploadOut(**job.model_dump(), files=outcomes)
 
 
 @router.get("/workspaces/{workspace_id}/sources", response_model=list[SourceOut])
