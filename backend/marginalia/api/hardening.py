@@ -43,7 +43,8 @@ def inline_script_hashes(html: bytes) -> list[str]:
 
 
 def app_policy(script_hashes: Iterable[str] = ()) -> str:
-    scripts = " ".join(["'self'", *script_hashes])
+    # pdf.js (the reader) decodes some images with WebAssembly.
+    scripts = " ".join(["'self'", "'wasm-unsafe-eval'", *script_hashes])
     return "; ".join(
         [
             "default-src 'self'",
