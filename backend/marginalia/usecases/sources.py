@@ -55,10 +55,16 @@ async def validate_upload(rt: Runtime, upload: Upload) -> None:
 
 
 async def submit_uploads(
-    rt: Runtime, workspace_id: uuid.UUID, uploads: list[Upload], *, validated: bool = False
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    uploads: list[Upload],
+    *,
+    validated: bool = False,
+    metadata: dict[str, Any] | None = None,
 ) -> Job:
     """Validate every file first (any refusal changes nothing), then store them and
-    submit one ingest job."""
+    submit one ingest job (``metadata``: SourceMetadata fields every file gets, e.g. the
+    URL it was fetched from)."""
     await get_workspace(rt, workspace_id)
     if not validated:
         for upload in uploads:
@@ -66,9 +72,14 @@ async def submit_uploads(
     files = []
     for upload in uploads:
         stored = await asyncio.to_thread(rt.files.put, upload.data)
-        files.append(
-            {"key": stored.key, "filename": upload.filename, "content_type": upload.content_type}
-        )
+        item: dict[str, Any] = {
+            "key": stored.key,
+            "filename": upload.filename,
+            "content_type": upload.content_type,
+        }
+        if metadata:
+            item["metadata"] = {k: v for k, v in metadata.items() if v is not None}
+        files.append(item)
     return await rt.jobs.submit(
         INGEST_KIND, {"workspace_id": str(workspace_id), "files": files}, workspace_id=workspace_id
     )
