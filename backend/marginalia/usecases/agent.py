@@ -159,9 +159,10 @@ async def add_source(rt: Runtime, workspace: str, ref: str) -> dict[str, Any]:
     )
     stem = re.sub(r"[^A-Za-z0-9]+", "-", urlsplit(doc.final_url).path).strip("-")[-60:]
     upload = sources_usecase.Upload((stem or "source") + ext, doc.data, doc.content_type)
-    job = await sources_usecase.submit_uploads(
+    submitted = await sources_usecase.submit_uploads(
         rt, ws.id, [upload], metadata={"url": doc.url, "doi": doi}
     )
+    job = submitted.job
 
     async def wait() -> None:
         async for _ in job_events(rt, job.id):

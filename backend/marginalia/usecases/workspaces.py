@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from marginalia.db.models import Workspace
@@ -23,6 +25,26 @@ async def create_workspace(rt: Runtime, *, name: str, description: str = "") -> 
 async def list_workspaces(rt: Runtime) -> list[Workspace]:
     async with rt.db.session() as session:
         return await repo.list_all(session)
+
+
+@dataclass(frozen=True)
+class WorkspaceSummary:
+    """A workspace as the start page lists it."""
+
+    workspace: Workspace
+    source_count: int
+    last_activity_at: datetime
+
+
+async def workspace_summaries(rt: Runtime) -> list[WorkspaceSummary]:
+    async with rt.db.session() as session:
+        workspaces = await repo.list_all(session)
+        activity = await repo.activity(session)
+    out = []
+    for w in workspaces:
+        count, last = activity.get(w.id, (0, None))
+        out.append(WorkspaceSummary(w, count, last or w.updated_at))
+    return out
 
 
 async def get_workspace(rt: Runtime, workspace_id: uuid.UUID) -> Workspace:
