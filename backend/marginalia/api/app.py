@@ -12,7 +12,14 @@ from fastapi import FastAPI
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import FRONTEND_DIST, install_frontend
-from marginalia.api.hardening import RequestGuard, SecurityHeaders, inline_script_hashes
+from marginalia.api.hardening import (
+    UNSAFE_METHODS,
+    OriginGuard,
+    RequestGuard,
+    SecurityHeaders,
+    allowed_host_names,
+    inline_script_hashes,
+)
 from marginalia.api.routes import (
     answers,
     health,
@@ -76,6 +83,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.add_middleware(
         RequestGuard, upload_limit_bytes=app_settings.ingest.max_upload_mb * 1024 * 1024
     )
+    app.add_middleware(
+        OriginGuard,
+        allowed_hosts=allowed_host_names(app_settings.allowed_hosts, app_settings.host),
+    )
     app.add_middleware(SecurityHeaders, script_hashes=hashes)
     return app
 
@@ -92,11 +103,13 @@ def _document_errors(app: FastAPI) -> None:
         spec = build()
         ref = {"$ref": "#/components/schemas/ErrorOut"}
         for operations in spec.get("paths", {}).values():
-            for operation in operations.values():
+            for method, operation in operations.items():
                 responses = operation.setdefault("responses", {})
-                codes = [("422", "Invalid request")]
+                codes = [("400", "Not an allowed Host"), ("422", "Invalid request")]
                 if "requestBody" in operation:
                     codes.append(("413", "Payload too large"))
+                if method.upper() in UNSAFE_METHODS:
+                    codes.append(("403", "A cross-origin request from a browser"))
                 for code, text in codes:
                     responses[code] = {
                         "description": text,
