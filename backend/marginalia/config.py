@@ -256,6 +256,11 @@ class JobSettings(BaseModel):
         description="a running job whose heartbeat is older than this is marked interrupted",
     )
     heartbeat_s: float = Field(default=5.0, description="seconds between a job's heartbeats")
+    sweep_interval_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="seconds between sweeps for stale jobs (API process and every worker)",
+    )
 
 
 class RetrievalSettings(BaseModel):

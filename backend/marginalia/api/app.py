@@ -32,6 +32,7 @@ from marginalia.api.routes import (
 )
 from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
+from marginalia.jobs.sweeper import sweeping
 from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
 
@@ -53,14 +54,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             log.info("refusal threshold %.4f from %s", answers["threshold"], answers["path"])
         else:
             log.warning("answers will be refused until calibrated: %s", answers["detail"])
-        recovered = await svc.jobs.recover_stale()
-        if recovered:
-            log.warning(
-                "marked %d stale job(s) as interrupted; resume them with POST /api/jobs/{id}/resume",
-                len(recovered),
-            )
         try:
-            yield
+            interval = (settings or svc.settings).jobs.sweep_interval_s
+            async with sweeping(svc.jobs, interval):
+                yield
         finally:
             if owned:
                 await svc.close()
