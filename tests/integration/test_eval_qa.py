@@ -47,6 +47,16 @@ ITEMS = [
         ],
     },
     {
+        "id": "f1",
+        "question": "And with what batch size?",
+        "answerable": True,
+        "doc": "specter-acl2020.pdf",
+        "follow_up_of": "a1",
+        "gold_quotes": [
+            "We train the model on a single Titan V GPU (12G memory) for 2 epochs, with batch size of 4"
+        ],
+    },
+    {
         "id": "u1",
         "question": "What is the boiling point of ethanol at sea level?",
         "answerable": False,
@@ -78,7 +88,7 @@ async def test_calibrate_then_qa_eval(services: Runtime, shared_data: Path, tmp_
     scored, run = await collect_scores(
         services, items, files, set_path=set_path, split="all", knowledge=False
     )
-    assert [it.id for it, _ in scored] == ["a1", "a2", "u1"]
+    assert [it.id for it, _ in scored] == ["a1", "a2", "f1", "u1"]
     assert all(0.0 <= s <= 1.0 for _, s in scored)
     assert run["workspace_id"] is None  # deleted
     doc = build_calibration(
@@ -108,14 +118,23 @@ async def test_calibrate_then_qa_eval(services: Runtime, shared_data: Path, tmp_
         if r["n"]:
             lo, hi = r["ci95"]
             assert 0.0 <= lo <= r["value"] <= hi <= 1.0
-    assert report["recall@8"]["n"] == 2
-    assert report["answer_rate"]["n"] == 2
+    assert report["recall@8"]["n"] == 3
+    assert report["answer_rate"]["n"] == 3
+    # The follow-up was asked after its parent, with it as history: it retrieves the
+    # parent's passage although "And with what batch size?" names nothing.
+    assert report["by_kind"]["follow_ups"]["answer_rate"]["n"] == 1
+    assert report["by_kind"]["first_questions"]["answer_rate"]["n"] == 2
+    follow_up = next(o for o in report["items"] if o["id"] == "f1")
+    assert follow_up["follow_up_of"] == "a1" and follow_up["retrieval_hit"]
+    signal = report["evidence_signal"]
+    assert signal["n_unanswerable"] == 1 and signal["first_questions"]["n_answerable"] == 2
+    assert signal["curve"] and 0.0 <= signal["all_answerable"]["auc"] <= 1.0
     assert report["refusal_rate"]["n"] == 1
     # The threshold was fitted to refuse the unanswerable item on these very scores.
     assert report["refusal_rate"]["k"] == 1
     # Invariant 3 seen from outside: every kept claim quotes the passage it cites.
     assert report["citation_precision"]["value"] in (None, 1.0)
-    assert len(report["items"]) == 3
+    assert len(report["items"]) == 4
     for outcome in report["items"]:
         assert outcome["stage"] in (None, "retrieval", "refusal", "citation", "faithfulness")
         assert outcome["success"] == (outcome["stage"] is None)
@@ -127,5 +146,5 @@ async def test_calibrate_then_qa_eval(services: Runtime, shared_data: Path, tmp_
 
     json_path, md_path = write_reports(report, tmp_path / "reports")
     assert json_path.name == "qa-mini.json"
-    assert json.loads(json_path.read_text())["set"]["n_items"] == 3
+    assert json.loads(json_path.read_text())["set"]["n_items"] == 4
     assert "recall@8" in md_path.read_text()

@@ -32,12 +32,39 @@ class Passage(BaseModel):
     score: float
 
 
+class QuoteRect(BaseModel):
+    """One line of a quote on its PDF page: normalised 0–1 to the page's crop box, origin
+    top-left, in unrotated page coordinates (``marginalia.ingest.geometry``)."""
+
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class CitationLocation(BaseModel):
+    """Where a claim's quote stands in one passage it cites: from ``char_start`` of page
+    ``page``'s stored text to ``char_end`` of page ``page_end``'s, and, for a PDF, the
+    rectangles of its characters (on both pages when it crosses a page break)."""
+
+    n: int
+    source_id: uuid.UUID
+    page: int
+    page_end: int
+    char_start: int
+    char_end: int
+    rects: list[QuoteRect] = Field(default_factory=list)
+
+
 class AnswerClaim(BaseModel):
-    """One claim of an answer: what it says, the passages it cites, a verbatim quote."""
+    """One claim of an answer: what it says, the passages it cites, a verbatim quote,
+    and where that quote stands in the passages (filled after validation)."""
 
     text: str
     citations: list[int] = Field(default_factory=list)
     quote: str | None = None
+    locations: list[CitationLocation] = Field(default_factory=list)
 
 
 class DroppedClaim(BaseModel):

@@ -198,7 +198,13 @@ def cited_sources(answer: Answer) -> list[dict[str, Any]]:
     out = []
     for passage in answer.cited_passages():
         quotes = [c.quote for c in answer.claims if passage.n in c.citations and c.quote]
-        out.append({**_passage_ref(passage), "quotes": quotes})
+        locations = [
+            loc.model_dump(mode="json")
+            for c in answer.claims
+            for loc in c.locations
+            if loc.n == passage.n
+        ]
+        out.append({**_passage_ref(passage), "quotes": quotes, "locations": locations})
     return out
 
 

@@ -70,3 +70,44 @@ def retrieval(
         err_console.print(f"wrote {path}")
     if report["run"].get("workspace_id"):
         err_console.print(f"workspace kept: {report['run']['workspace_id']}")
+
+
+@eval_app.command("concepts")
+def concepts(
+    gold: Annotated[
+        Path,
+        typer.Option(
+            "--gold", help="Concept gold set (JSONL: doc, concepts, junk)", dir_okay=False
+        ),
+    ],
+    docs: Annotated[
+        Path,
+        typer.Option(
+            "--docs", help="Folder holding every document the gold set names", file_okay=False
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
+    report_dir: Annotated[
+        Path | None, typer.Option(help="Where to write the reports (default eval/reports)")
+    ] = None,
+) -> None:
+    """Ingest the gold set's documents into a throwaway workspace and report, per source
+    and overall, precision@10, recall, generic_rate and level_agreement of the concepts."""
+    from marginalia.evaluation.concepts import REPORTS_DIR, render_markdown, run_concept_eval
+
+    try:
+        report = run_concept_eval(
+            gold,
+            docs,
+            out_dir=report_dir or REPORTS_DIR,
+            progress=(lambda _m: None) if as_json else (lambda m: err_console.print(m)),
+        )
+    except MarginaliaError as exc:
+        err_console.print(f"[red]error:[/red] {exc.detail}")
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    console.print(render_markdown(report))
+    for path in report.get("report_files", []):
+        err_console.print(f"wrote {path}")

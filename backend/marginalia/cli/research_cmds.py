@@ -12,6 +12,7 @@ from marginalia.cli.support import console, err_console, follow_job, report_job,
 from marginalia.db.models import Job, Workspace
 from marginalia.errors import NotFoundError
 from marginalia.runtime import Runtime
+from marginalia.usecases import imports as imports_usecase
 from marginalia.usecases import research as research_usecase
 from marginalia.usecases import workspaces as ws_service
 
@@ -57,6 +58,35 @@ def _print_summary(job: Job) -> None:
         )
 
 
+_FILE_ARG = typer.Argument(help="The export file (attachments are read from its folder only)")
+_WS_OPT = typer.Option("--workspace", "-w", help="Workspace name or id (created if new)")
+_NO_FETCH_OPT = typer.Option("--no-fetch", help="Download no linked PDF (attachments still read)")
+_QUIET_OPT = typer.Option("--quiet", "-q", help="No progress bar")
+
+
+def print_import_summary(summary: dict[str, Any]) -> None:
+    """imported / abstract-only / metadata-only / duplicates / failed, with reasons."""
+    console.print(
+        f"{summary['entries']} entries: imported {summary['imported']} with full text "
+        f"({summary['attachments_ingested']} from attachments), "
+        f"{summary['abstract_only']} abstract-only, {summary['metadata_only']} metadata-only"
+        + (f" ({summary['upgraded']} filled in)" if summary.get("upgraded") else "")
+        + f"; duplicates: {summary['duplicates_in_file']} in the file, "
+        f"{summary['already_in_workspace']} already in the workspace; "
+        f"failed {len(summary['failed'])}"
+        + (f"; notes added {summary['notes_added']}" if summary.get("notes_added") else "")
+    )
+    for refused in summary.get("attachments_refused") or []:
+        console.print(
+            f"  [yellow]attachment refused[/yellow] ({refused['reason']}) "
+            f"{refused['entry']}: {refused['detail']}"
+        )
+    for failure in summary.get("failed") or []:
+        console.print(
+            f"  [red]failed[/red] ({failure['reason']}) {failure['entry']}: {failure['detail']}"
+        )
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def research(
@@ -98,28 +128,66 @@ def register(app: typer.Typer) -> None:
 
         raise typer.Exit(run(with_runtime(go)))
 
-    @app.command("import-bibtex")
-    def import_bibtex(
-        file: Annotated[Path, typer.Argument(help="A .bib file (e.g. a Zotero export)")],
-        workspace: Annotated[str, typer.Option("--workspace", "-w", help="Workspace name or id")],
-        no_fetch: Annotated[bool, typer.Option("--no-fetch", help="Abstracts only")] = False,
+    def _import(
+        file: Path, workspace: str, fmt: imports_usecase.ImportFormat, no_fetch: bool, quiet: bool
     ) -> None:
-        """Import BibTeX entries: dedup, fetch PDFs where linked, ingest and link them."""
         if not file.is_file():
             err_console.print(f"[red]error:[/red] {file} does not exist")
             raise typer.Exit(1)
 
         async def go(rt: Runtime) -> int:
-            ws = await ws_service.find_workspace(rt, workspace)
             text = await asyncio.to_thread(file.read_text, encoding="utf-8", errors="replace")
-            job = await research_usecase.submit_bibtex_import(rt, ws.id, text, fetch=not no_fetch)
-            console.print(f"submitted import job {job.id}")
-            finished = await follow_job(rt, job.id)
+            imports_usecase.parse_export(text, fmt)  # a bad file creates no workspace
+            ws = await ensure_workspace(rt, workspace, "")
+            job = await imports_usecase.submit_import(
+                rt, ws.id, text, fmt, folder=file.resolve().parent, fetch=not no_fetch
+            )
+            console.print(f"submitted import job {job.id} for workspace {ws.name}")
+            finished = await follow_job(rt, job.id, quiet=quiet)
             report_job(finished)
-            _print_summary(finished)
-            return 0 if finished.status == "succeeded" else 1
+            summary = (finished.result or {}).get("import")
+            if not summary:
+                return 1
+            print_import_summary(summary)
+            kept = (
+                summary["imported"]
+                + summary["abstract_only"]
+                + summary["metadata_only"]
+                + summary["already_in_workspace"]
+            )
+            return 0 if finished.status == "succeeded" and kept > 0 else 1
 
         raise typer.Exit(run(with_runtime(go)))
+
+    @app.command("import-bibtex")
+    def import_bibtex(
+        file: Annotated[Path, _FILE_ARG],
+        workspace: Annotated[str, _WS_OPT],
+        no_fetch: Annotated[bool, _NO_FETCH_OPT] = False,
+        quiet: Annotated[bool, _QUIET_OPT] = False,
+    ) -> None:
+        """Import a BibTeX file (Zotero, Better BibTeX, Mendeley): every entry becomes a source."""
+        _import(file, workspace, "bibtex", no_fetch, quiet)
+
+    @app.command("import-ris")
+    def import_ris(
+        file: Annotated[Path, _FILE_ARG],
+        workspace: Annotated[str, _WS_OPT],
+        no_fetch: Annotated[bool, _NO_FETCH_OPT] = False,
+        quiet: Annotated[bool, _QUIET_OPT] = False,
+    ) -> None:
+        """Import a RIS file (Zotero, Mendeley, EndNote): every entry becomes a source."""
+        _import(file, workspace, "ris", no_fetch, quiet)
+
+    @app.command("import-csl-json")
+    def import_csl_json(
+        file: Annotated[Path, _FILE_ARG],
+        workspace: Annotated[str, _WS_OPT],
+        no_fetch: Annotated[bool, _NO_FETCH_OPT] = False,
+        quiet: Annotated[bool, _QUIET_OPT] = False,
+    ) -> None:
+        """Import a CSL-JSON file (Zotero, Mendeley, Pandoc): every entry becomes a source."""
+        _import(file, workspace, "csl-json", no_fetch, quiet)
 
     @app.command("export-bibtex")
     def export_bibtex_cmd(

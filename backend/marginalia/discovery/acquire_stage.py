@@ -21,11 +21,27 @@ from marginalia.discovery.support import (
     slug_of,
 )
 from marginalia.errors import MarginaliaError
+from marginalia.ingest.metadata_only import store_metadata_only
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.ingest.validation import IngestRefused
 from marginalia.knowledge.update import update_for_source
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.fetch import FetchError, SafeFetcher
+
+_ATTACHMENT_TYPES = {
+    ".pdf": "application/pdf",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".md": "text/markdown",
+    ".markdown": "text/markdown",
+    ".txt": "text/plain",
+}
+_EXTENSIONS = {
+    "application/pdf": ".pdf",
+    "text/html": ".html",
+    "text/markdown": ".md",
+    "text/plain": ".txt",
+}
 
 
 class AcquireStages(ResearchRunBase):
@@ -73,6 +89,20 @@ class AcquireStages(ResearchRunBase):
 
     async def _fetch(self, fetcher: SafeFetcher, item: dict[str, Any]) -> None:
         candidate = Candidate.model_validate(item["candidate"])
+        if candidate.file_key:  # an imported attachment, already stored: nothing to fetch
+            name = candidate.file_name or "attachment"
+            await self._set(
+                item,
+                "fetched",
+                fetch={
+                    "status": "ok",
+                    "url": name,
+                    "attachment": True,
+                    "content_type": _ATTACHMENT_TYPES.get(Path(name).suffix.lower()),
+                    "file_key": candidate.file_key,
+                },
+            )
+            return
         target = candidate.pdf_url or (candidate.url if candidate.origin == "brave" else None)
         t = time.perf_counter()
         if not self.options.fetch or not target:
@@ -145,7 +175,7 @@ class AcquireStages(ResearchRunBase):
         outcome = None
         abstract_reason: str | None = None
         if fetch.get("status") == "ok":
-            ext = ".pdf" if fetch.get("content_type") == "application/pdf" else ".html"
+            ext = _EXTENSIONS.get(str(fetch.get("content_type")), ".html")
             try:
                 data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
                 outcome = await ingest_document(
@@ -166,6 +196,9 @@ class AcquireStages(ResearchRunBase):
             abstract_reason = str(fetch.get("reason") or "no_full_text_link")
         if outcome is None:
             data_or_none = abstract_document(candidate)
+            if data_or_none is None and self.options.metadata_only:
+                await self._store_metadata_only(item, candidate, abstract_reason)
+                return
             if data_or_none is None:
                 await self._set(
                     item,
@@ -210,10 +243,13 @@ class AcquireStages(ResearchRunBase):
                 "status": outcome.status,
                 "layer": outcome.dedup_layer,
                 "chunks": outcome.chunks,
+                "upgraded": outcome.upgraded,
                 "ms": round((time.perf_counter() - t) * 1000, 1),
             },
         )
         what = "abstract only" if abstract_only else f"{outcome.chunks} passages"
+        if outcome.upgraded:
+            what += ", filling in its metadata-only source"
         if outcome.status == "duplicate":
             what = f"already stored ({outcome.dedup_layer} layer)"
         await self.emit(
@@ -231,6 +267,45 @@ class AcquireStages(ResearchRunBase):
             },
         )
 
+    async def _store_metadata_only(
+        self, item: dict[str, Any], candidate: Candidate, reason: str | None
+    ) -> None:
+        """No text and no abstract: the entry is kept as its metadata alone."""
+        t = time.perf_counter()
+        outcome = await store_metadata_only(
+            self.ctx,
+            self.workspace_id,
+            candidate_metadata(candidate, abstract_only=False),
+            name=candidate.title,
+        )
+        await self._set(
+            item,
+            "ingested",
+            source_id=str(outcome.source_id),
+            abstract_only=False,
+            metadata_only=True,
+            abstract_reason=reason,
+            ingest={
+                "status": outcome.status,
+                "layer": outcome.dedup_layer,
+                "chunks": 0,
+                "ms": round((time.perf_counter() - t) * 1000, 1),
+            },
+        )
+        what = "metadata only" if outcome.status == "created" else "already stored"
+        await self.emit(
+            f"ingested ({what}): {candidate.title[:70]}",
+            "ingest",
+            self._progress(),
+            {
+                "key": item["key"],
+                "status": outcome.status,
+                "source_id": str(outcome.source_id),
+                "metadata_only": True,
+                "reason": reason,
+            },
+        )
+
     async def _needs_linking(self, source_id: uuid.UUID) -> bool:
         async with self.ctx.db.session() as session:
             source = await sources_repo.get(session, source_id)
@@ -239,6 +314,9 @@ class AcquireStages(ResearchRunBase):
     async def _link(self, item: dict[str, Any]) -> None:
         source_id = uuid.UUID(str(item["source_id"]))
         created = (item.get("ingest") or {}).get("status") == "created"
+        if item.get("metadata_only"):  # no text to read: knowledge waits for its upgrade
+            await self._set(item, "linked", knowledge=None)
+            return
         if not self.options.link or not (created or await self._needs_linking(source_id)):
             await self._set(item, "linked", knowledge=None)
             return

@@ -97,10 +97,12 @@ class ResearchRun(SearchStages, AcquireStages):
                     "stage": i["stage"],
                     "source_id": i.get("source_id"),
                     "abstract_only": i.get("abstract_only", False),
+                    "metadata_only": i.get("metadata_only", False),
+                    "entry": i["candidate"].get("source_id"),
                     "fetch": {
                         k: v
                         for k, v in (i.get("fetch") or {}).items()
-                        if k in ("status", "reason", "url")
+                        if k in ("status", "reason", "url", "attachment")
                     },
                     "ingest": (i.get("ingest") or {}).get("status"),
                     "error": i.get("error"),

@@ -85,6 +85,18 @@ class ResearchRunBase:
             "fetch_failed": dict(fetch_failed),
             "fetch_skipped": sum(1 for i in items if i.get("fetch", {}).get("status") == "skipped"),
             "abstract_only": sum(1 for i in items if i.get("abstract_only")),
+            "metadata_only": sum(
+                1
+                for i in items
+                if i.get("metadata_only") and (i.get("ingest") or {}).get("status") == "created"
+            ),
+            "attachments": sum(1 for i in items if (i.get("fetch") or {}).get("attachment")),
+            "upgraded": sum(1 for i in items if (i.get("ingest") or {}).get("upgraded")),
+            "failed_reasons": dict(
+                Counter(
+                    str(i.get("failure_reason") or "error") for i in items if i["stage"] == "failed"
+                )
+            ),
             "ingested": ingest.get("created", 0),
             "ingest_duplicates": ingest.get("duplicate", 0),
             "linked": stages.get("linked", 0),

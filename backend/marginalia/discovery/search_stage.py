@@ -213,6 +213,12 @@ class SearchStages(ResearchRunBase):
             out.append((DedupRecord(id=row.id, title=row.title, keys=frozenset(keys)), text))
         return out
 
+    async def _metadata_only_ids(self) -> set[uuid.UUID]:
+        """The workspace's metadata-only sources: a hit with a PDF upgrades one of them."""
+        async with self.ctx.db.session() as session:
+            rows = await sources_repo.identities(session, self.workspace_id)
+        return {row["id"] for row in rows if row.get("kind") == "metadata"}
+
     def _ordered_hits(self) -> list[SearchHit]:
         """Recommended papers first, then round-robin over (source, query) result lists."""
         hits = self._hits
@@ -231,6 +237,7 @@ class SearchStages(ResearchRunBase):
 
     async def _dedup(self) -> None:
         known = await self._known_records()
+        metadata_only = await self._metadata_only_ids()
         kept: list[dict[str, Any]] = []
         kept_records: list[DedupRecord] = []
         kept_text: list[str] = []
@@ -244,7 +251,9 @@ class SearchStages(ResearchRunBase):
             known_match = match_cheap_layers(
                 record, [r for r, _ in known], title_threshold=self._title_threshold
             )
-            if known_match is not None:
+            if known_match is not None and (
+                known_match.existing_id not in metadata_only or not (c.pdf_url or c.file_key)
+            ):
                 known_layers[known_match.layer] += 1
                 known_ids.add(str(known_match.existing_id))
                 continue

@@ -70,6 +70,9 @@ class ResearchOptions:
     link: bool = True  # False: skip the knowledge update (benchmarks only)
     sources: list[str] | None = None  # restrict to these source names
     queries: list[str] | None = None  # use these queries instead of the decomposition's
+    # True (imports): an entry with neither full text nor abstract becomes a metadata-only
+    # source (ingest/metadata_only.py) instead of failing.
+    metadata_only: bool = False
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> ResearchOptions:
@@ -82,6 +85,7 @@ class ResearchOptions:
             link=bool(params.get("link", True)),
             sources=list(params["sources"]) if params.get("sources") else None,
             queries=list(params["queries"]) if params.get("queries") else None,
+            metadata_only=bool(params.get("metadata_only", False)),
         )
 
 
@@ -169,6 +173,8 @@ def merge_into(kept: dict[str, Any], other: Candidate) -> None:
         "venue",
         "year",
         "url",
+        "file_key",
+        "file_name",
     ):
         if data.get(name) in (None, "") and getattr(other, name) not in (None, ""):
             data[name] = getattr(other, name)

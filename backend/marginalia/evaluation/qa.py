@@ -52,6 +52,7 @@ from marginalia.evaluation.qa_scoring import (
     split_items,
     view_of,
 )
+from marginalia.evaluation.qa_signal import signal_report
 from marginalia.evaluation.reports import REPORTS_DIR, git_commit, write_report
 
 if TYPE_CHECKING:
@@ -87,12 +88,19 @@ class PreparedWorkspace:
     created: bool = True
 
 
+#: The document files of ``--docs`` an eval ingests (the shared PDFs; rendered Markdown).
+DOC_SUFFIXES = (".pdf", ".md")
+
+
 def pdf_files(docs_dir: Path) -> list[Path]:
+    """The PDF and Markdown files of ``docs_dir`` (sorted by name)."""
     if not docs_dir.is_dir():
         raise QASetError(f"--docs {docs_dir} is not a folder")
-    files = sorted(p for p in docs_dir.iterdir() if p.is_file() and p.suffix.lower() == ".pdf")
+    files = sorted(
+        p for p in docs_dir.iterdir() if p.is_file() and p.suffix.lower() in DOC_SUFFIXES
+    )
     if not files:
-        raise QASetError(f"no PDF files in {docs_dir}")
+        raise QASetError(f"no PDF or Markdown files in {docs_dir}")
     return files
 
 
@@ -186,25 +194,50 @@ async def answer_items(
     progress: Progress = _quiet,
     score_only: bool = False,
     calibration: Any = None,
+    parents: Mapping[str, QAItem] | None = None,
 ) -> list[tuple[QAItem, AnswerView, float]]:
     """Answer every item workspace-wide, one at a time; (item, answer, seconds).
 
+    A follow-up (``follow_up_of``) is asked after its parent in one conversation: the
+    history is the parent's question and the text of the answer it got (the parent is
+    answered first if ``items`` does not hold it; ``parents`` maps ids to items).
     ``score_only``: evidence scores only (no calibration read, no claims). ``calibration``:
     a :class:`marginalia.answer.calibration.Calibration` to answer with instead of the
     configured file (None reads the file, as the product does)."""
+    from marginalia.llm import ChatMessage
     from marginalia.usecases import ask
 
-    out: list[tuple[QAItem, AnswerView, float]] = []
-    for i, item in enumerate(items, 1):
-        progress(f"[{i}/{len(items)}] {item.id}: {item.question[:70]}")
-        t = time.perf_counter()
+    by_id = {**{it.id: it for it in items}, **(parents or {})}
+    replies: dict[str, str] = {}
+
+    async def one(item: QAItem, history: list[ChatMessage] | None) -> Any:
         answer = await ask.answer(
             rt,
             workspace_id=workspace_id,
             question=item.question,
+            history=history,
             calibration=calibration,
             score_only=score_only,
         )
+        replies[item.id] = (answer.refusal or "") if answer.refused else answer.text
+        return answer
+
+    out: list[tuple[QAItem, AnswerView, float]] = []
+    for i, item in enumerate(items, 1):
+        progress(f"[{i}/{len(items)}] {item.id}: {item.question[:70]}")
+        history: list[ChatMessage] | None = None
+        if item.follow_up_of is not None:
+            parent = by_id.get(item.follow_up_of)
+            if parent is None:
+                raise QASetError(f"{item.id}: its parent {item.follow_up_of!r} is not in the set")
+            if parent.id not in replies:
+                await one(parent, None)
+            history = [
+                ChatMessage(role="user", content=parent.question),
+                ChatMessage(role="assistant", content=replies[parent.id]),
+            ]
+        t = time.perf_counter()
+        answer = await one(item, history)
         out.append((item, view_of(answer), time.perf_counter() - t))
     return out
 
@@ -221,6 +254,7 @@ async def evaluate(
     workspace: str | None = None,
     knowledge: bool = True,
     calibration: Any = None,
+    parents: Mapping[str, QAItem] | None = None,
     progress: Progress = _quiet,
 ) -> dict[str, Any]:
     """Ingest (or reuse), answer every item, score; the report as a dict."""
@@ -240,7 +274,12 @@ async def evaluate(
     try:
         t = time.perf_counter()
         answered = await answer_items(
-            rt, prepared.workspace_id, items, progress=progress, calibration=calibration
+            rt,
+            prepared.workspace_id,
+            items,
+            progress=progress,
+            calibration=calibration,
+            parents=parents if parents is not None else {it.id: it for it in items},
         )
         answer_s = time.perf_counter() - t
     finally:
@@ -279,6 +318,8 @@ async def evaluate(
         "end_to_end": metrics["end_to_end"],
         "stages": metrics["stages"],
         "dropped_claims": metrics["dropped_claims"],
+        "by_kind": metrics["by_kind"],
+        "evidence_signal": signal_report(outcomes),
         "refusal_threshold": {
             "thresholds": thresholds,
             "calibration_path": (
@@ -356,6 +397,14 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "end_to_end",
     ):
         lines.append(f"| {key} | {fmt_rate(report[key])} |")
+    lines += ["", "| kind | recall@8 | answer_rate | faithful_answers | end_to_end |"]
+    lines.append("|---|---|---|---|---|")
+    for kind, m in report.get("by_kind", {}).items():
+        cells = " | ".join(
+            fmt_rate(m[k]) for k in ("recall@8", "answer_rate", "faithful_answers", "end_to_end")
+        )
+        lines.append(f"| {kind} | {cells} |")
+    lines += render_signal(report.get("evidence_signal"))
     lines += [
         "",
         "Earliest failing stage: " + ", ".join(f"{k} {v}" for k, v in report["stages"].items()),
@@ -386,6 +435,37 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     for key, text_ in report["run"]["definitions"].items():
         lines.append(f"- **{key}**: {text_}")
     return "\n".join(lines) + "\n"
+
+
+def render_signal(sig: Mapping[str, Any] | None) -> list[str]:
+    """The evidence-signal section: AUC with its bootstrap interval, the curve."""
+    if not sig:
+        return []
+    lines = ["", f"Evidence signal against the {sig['n_unanswerable']} unanswerable items:"]
+    for kind in ("first_questions", "follow_ups", "all_answerable"):
+        g = sig[kind]
+        if g["auc"] is None:
+            lines.append(f"- {kind}: AUC n/a ({g['n_answerable']} answerable)")
+            continue
+        lo, hi = g["auc_ci95"]
+        lines.append(
+            f"- {kind} (n={g['n_answerable']}): ROC AUC {g['auc']:.3f}, "
+            f"bootstrap 95% [{lo:.3f}, {hi:.3f}]"
+        )
+    best = sig.get("best_at_refusal_0.9")
+    if best:
+        lines.append(
+            f"- best answer rate any threshold reaches on these items with refusal >= 0.9 "
+            f"(oracle, not a fit): {fmt_rate(best['answer_rate'])} at refusal "
+            f"{fmt_rate(best['refusal_rate'])}"
+        )
+    lines += ["", "| threshold | answer_rate | refusal_rate |", "|---|---|---|"]
+    for p in sig.get("curve", []):
+        lines.append(
+            f"| {p['threshold']:.3f} | {fmt_rate(p['answer_rate'])} | "
+            f"{fmt_rate(p['refusal_rate'])} |"
+        )
+    return lines
 
 
 def write_reports(report: Mapping[str, Any], out_dir: Path = REPORTS_DIR) -> tuple[Path, Path]:
@@ -430,7 +510,8 @@ def run_qa_eval(
 
     The refusal threshold is the configured calibration file's, unless ``calibration``
     (another file, e.g. one fitted on the ``fit`` split) or ``threshold`` is given."""
-    items = split_items(load_qa_set(set_path), split)
+    every = load_qa_set(set_path)
+    items = split_items(every, split)
     files = pdf_files(docs_dir)
     check_docs(items, files)
     chosen = load_threshold(calibration, threshold)
@@ -449,6 +530,7 @@ def run_qa_eval(
                 workspace=workspace,
                 knowledge=knowledge,
                 calibration=chosen,
+                parents={it.id: it for it in every},
                 progress=progress,
             )
         finally:

@@ -76,6 +76,8 @@ class QAItem:
     answerable: bool
     doc: str | None
     gold_quotes: tuple[str, ...] = ()
+    #: The id of the answerable first question this item follows in one conversation.
+    follow_up_of: str | None = None
 
 
 def parse_item(data: Mapping[str, Any], where: str = "item") -> QAItem:
@@ -104,7 +106,12 @@ def parse_item(data: Mapping[str, Any], where: str = "item") -> QAItem:
         raise QASetError(f"{where} ({item_id}): an unanswerable item has no gold quotes")
     if answerable and doc is None:
         raise QASetError(f"{where} ({item_id}): an answerable item names its 'doc'")
-    return QAItem(item_id, question.strip(), answerable, doc, tuple(quotes))
+    parent = data.get("follow_up_of")
+    if parent is not None and (not isinstance(parent, str) or not parent):
+        raise QASetError(f"{where} ({item_id}): 'follow_up_of' must be an item id")
+    if parent is not None and not answerable:
+        raise QASetError(f"{where} ({item_id}): a follow-up must be answerable")
+    return QAItem(item_id, question.strip(), answerable, doc, tuple(quotes), parent)
 
 
 def load_qa_set(path: Path | str) -> list[QAItem]:
@@ -130,13 +137,23 @@ def load_qa_set(path: Path | str) -> list[QAItem]:
         items.append(item)
     if not items:
         raise QASetError(f"{target}: the QA set is empty")
+    by_id = {it.id: it for it in items}
+    for it in items:
+        if it.follow_up_of is None:
+            continue
+        parent = by_id.get(it.follow_up_of)
+        if parent is None or not parent.answerable or parent.follow_up_of is not None:
+            raise QASetError(
+                f"{target.name} ({it.id}): follow_up_of {it.follow_up_of!r} is not an "
+                "answerable first question of the set"
+            )
     return items
 
 
 def split_items(items: Sequence[QAItem], split: Split) -> list[QAItem]:
-    """A deterministic, stratified half of the set: within the answerable items and within
-    the unanswerable ones (each in file order), even positions are ``fit`` and odd ones
-    ``eval``; ``all`` is everything."""
+    """A deterministic, stratified half of the set: within the answerable first questions
+    and within the unanswerable ones (each in file order), even positions are ``fit`` and
+    odd ones ``eval``; a follow-up goes with its parent's half; ``all`` is everything."""
     if split == "all":
         return list(items)
     if split not in ("fit", "eval"):
@@ -144,8 +161,10 @@ def split_items(items: Sequence[QAItem], split: Split) -> list[QAItem]:
     want = 0 if split == "fit" else 1
     out: list[QAItem] = []
     for group in (True, False):
-        members = [it for it in items if it.answerable is group]
+        members = [it for it in items if it.answerable is group and it.follow_up_of is None]
         out.extend(it for i, it in enumerate(members) if i % 2 == want)
+    chosen = {it.id for it in out}
+    out.extend(it for it in items if it.follow_up_of is not None and it.follow_up_of in chosen)
     order = {it.id: i for i, it in enumerate(items)}
     return sorted(out, key=lambda it: order[it.id])
 
@@ -358,6 +377,7 @@ def score_item(
         "id": item.id,
         "question": item.question,
         "answerable": item.answerable,
+        "follow_up_of": item.follow_up_of,
         "doc": item.doc,
         "answered": answered,
         "refused": view.refused,
@@ -380,7 +400,8 @@ def score_item(
 
 
 def aggregate(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The five headline rates (plus two item-level ones) and the stage counts."""
+    """The five headline rates (plus two item-level ones), the stage counts, and the
+    answer-side rates of first questions and follow-ups separately."""
     ans = [o for o in outcomes if o["answerable"]]
     una = [o for o in outcomes if not o["answerable"]]
     answered_ans = [o for o in ans if o["answered"]]
@@ -399,4 +420,20 @@ def aggregate(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "end_to_end": rate(sum(1 for o in ans if o["success"]), len(ans)),
         "stages": stages,
         "dropped_claims": sum(len(o["dropped"]) for o in outcomes),
+        "by_kind": {
+            "first_questions": _answer_side([o for o in ans if not o.get("follow_up_of")]),
+            "follow_ups": _answer_side([o for o in ans if o.get("follow_up_of")]),
+        },
+    }
+
+
+def _answer_side(ans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    answered = [o for o in ans if o["answered"]]
+    return {
+        "recall@8": rate(sum(1 for o in ans if o["retrieval_hit"]), len(ans)),
+        "answer_rate": rate(len(answered), len(ans)),
+        "faithful_answers": rate(
+            sum(1 for o in answered if (o["faithful_claims"] or 0) > 0), len(answered)
+        ),
+        "end_to_end": rate(sum(1 for o in ans if o["success"]), len(ans)),
     }

@@ -91,9 +91,12 @@ class IngestOutcome:
     dedup_score: float | None = None
     chunks: int = 0
     pages: int = 0
+    # A metadata-only source (ingest/metadata_only.py) that this document gave its text.
+    upgraded: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "upgraded": self.upgraded,
             "filename": self.filename,
             "status": self.status,
             "source_id": str(self.source_id),
@@ -132,6 +135,7 @@ class _Prepared:
     known: list[DedupRecord]
     chunks: list[Chunk]
     progress: Progress
+    upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
 
 
 @dataclass
@@ -221,7 +225,11 @@ async def _prepare(
     records = [record_from_row(row) for row in known]
     title_threshold = settings.ingest.dedup_title_jaccard
     match = match_cheap_layers(record, records, title_threshold=title_threshold)
-    if match is not None:
+    # A full document of a work known only by its metadata fills that source in.
+    metadata_only = {r["id"] for r in known if r.get("kind") == "metadata"}
+    upgrade_of = match.existing_id if match and not meta.abstract_only else None
+    upgrade_of = upgrade_of if upgrade_of in metadata_only else None
+    if match is not None and upgrade_of is None:
         await progress(
             "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)"
         )
@@ -247,9 +255,8 @@ async def _prepare(
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")
-    return _Prepared(
-        filename, data, digest, content_type, meta, parsed, record, records, chunks, progress
-    )
+    prepared = (filename, data, digest, content_type, meta, parsed, record, records, chunks)
+    return _Prepared(*prepared, progress, upgrade_of)
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
@@ -278,7 +285,7 @@ async def _store(
     """The embedding dedup layer (when asked), then one transaction for the source."""
     p, filename, parsed = prepared, prepared.filename, prepared.parsed
     mean = _normalised_mean(vectors)
-    if embedding_dedup:
+    if embedding_dedup and p.upgrade_of is None:
         async with ctx.db.session() as session:
             nearest = await sources_repo.nearest_by_mean_embedding(
                 session, workspace_id, mean, limit=1
@@ -322,13 +329,24 @@ async def _store(
         "mean_embedding": mean,
     }
     new_chunks = [NewChunk.from_chunk(c, vectors[i]) for i, c in enumerate(p.chunks)]
+    pages = [(page.number, page.text) for page in parsed.pages]
+    if p.upgrade_of is not None:
+        async with ctx.db.transaction() as session:
+            upgraded = await sources_repo.upgrade_source(
+                session, p.upgrade_of, fields=fields, pages=pages, chunks=new_chunks
+            )
+        if upgraded is None:  # another ingest filled it in first
+            return IngestOutcome(filename, "duplicate", p.upgrade_of, "identity", 1.0)
+        await p.progress("stored", f"{filename}: filled in a metadata-only source")
+        counts = (len(p.chunks), parsed.page_count)
+        return IngestOutcome(filename, "created", p.upgrade_of, None, None, *counts, True)
     try:
         async with ctx.db.transaction() as session:
             source = await sources_repo.insert_source(
                 session,
                 workspace_id=workspace_id,
                 fields=fields,
-                pages=[(page.number, page.text) for page in parsed.pages],
+                pages=pages,
                 chunks=new_chunks,
             )
     except IntegrityError:

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-Origin = Literal["arxiv", "openalex", "brave", "catalog", "bibtex", "upload"]
+Origin = Literal["arxiv", "openalex", "brave", "catalog", "bibtex", "ris", "csl-json", "upload"]
 
 # --- DOI --------------------------------------------------------------------------------
 
@@ -182,6 +182,10 @@ class Candidate(BaseModel):
     origin: Origin
     # The record's id inside its source: catalog id, BibTeX key, file name, ...
     source_id: str | None = None
+    # An imported entry's attachment, already in the file store (formats/attachments.py):
+    # ingested instead of fetching anything.
+    file_key: str | None = None
+    file_name: str | None = None
 
     @field_validator("doi", mode="before")
     @classmethod

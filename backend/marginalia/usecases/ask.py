@@ -27,6 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr
 
 from marginalia.answer.calibration import Calibration, load_calibration
+from marginalia.answer.locations import locate_claims
 from marginalia.answer.routing import Scope, load_scope
 from marginalia.answer.schemas import Answer, Route
 from marginalia.answer.service import answer_from_context, cited_sources, retrieve
@@ -209,6 +210,8 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             score_only=plan.score_only,
             provider=plan.provider,
         )
+        if not answer.refused:
+            await locate_claims(rt, answer)
         text = (answer.refusal or "") if answer.refused else answer.text
         for piece in token_pieces(text):
             yield AskToken(text=piece)

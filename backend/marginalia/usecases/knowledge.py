@@ -10,7 +10,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from marginalia.db.models import Job
+from marginalia.db.models import Concept, Job
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.knowledge import read
@@ -92,3 +92,8 @@ async def rebuild_job(ctx: JobContext) -> dict[str, Any]:
     await ctx.emit("rebuilding the knowledge layer", stage="start", progress=0.0)
     result = await rebuild_workspace(ctx.runtime, workspace_id, progress=progress)
     return jsonable(asdict(result))
+
+
+async def source_concepts(rt: Runtime, workspace_id: uuid.UUID) -> dict[uuid.UUID, list[Concept]]:
+    """Each source's concepts, best first (the concept eval reads them)."""
+    return await read.source_concepts(rt, workspace_id)

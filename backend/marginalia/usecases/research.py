@@ -20,20 +20,21 @@ from typing import Any
 
 from marginalia.db.models import Job
 from marginalia.db.repositories import sources as sources_repo
-from marginalia.discovery.bibtex_io import StaticSource, parse_import, source_to_candidate
+from marginalia.discovery.bibtex_io import StaticSource, source_to_candidate
 from marginalia.discovery.decompose import Decomposition
 from marginalia.discovery.pipeline import ResearchRun
 from marginalia.discovery.support import ResearchOptions
 from marginalia.errors import ValidationFailed
+from marginalia.formats import repository as formats_repo
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.runtime import Runtime
 from marginalia.sources.bibtex import to_bibtex
 from marginalia.sources.candidate import Candidate
+from marginalia.usecases.imports import IMPORT_KIND, import_summary, submit_import
 from marginalia.usecases.workspaces import get_workspace, update_workspace
 
 RESEARCH_KIND = "research"
-IMPORT_KIND = "research.import"
 
 
 async def submit_research(
@@ -71,15 +72,9 @@ async def submit_research(
 async def submit_bibtex_import(
     rt: Runtime, workspace_id: uuid.UUID, text: str, *, fetch: bool = True
 ) -> Job:
-    """Validate the BibTeX (a bad file changes nothing) and submit the import job."""
-    await get_workspace(rt, workspace_id)
-    candidates = parse_import(text)
-    params: dict[str, Any] = {
-        "workspace_id": str(workspace_id),
-        "candidates": [c.model_dump(mode="json") for c in candidates],
-        "fetch": fetch,
-    }
-    return await rt.jobs.submit(IMPORT_KIND, params, workspace_id=workspace_id)
+    """Validate the BibTeX (a bad file changes nothing) and submit the import job (no
+    attachment is read: the text has no folder; see :func:`usecases.imports.submit_import`)."""
+    return await submit_import(rt, workspace_id, text, "bibtex", fetch=fetch)
 
 
 async def export_bibtex(rt: Runtime, workspace_id: uuid.UUID) -> str:
@@ -138,23 +133,43 @@ async def research_job(ctx: JobContext) -> dict[str, Any]:
 async def import_job(ctx: JobContext) -> dict[str, Any]:
     workspace_id = _workspace_id(ctx)
     candidates = [Candidate.model_validate(c) for c in ctx.params.get("candidates", [])]
+    fmt = str(ctx.params.get("format") or "bibtex")
     run = _run_for(
         ctx,
         workspace_id,
-        "BibTeX import",
+        f"{fmt} import",
         options=ResearchOptions(
             max_sources=max(1, len(candidates)),
             per_source_limit=max(1, len(candidates)),
             fetch=bool(ctx.params.get("fetch", True)),
+            metadata_only=bool(ctx.params.get("metadata_only", False)),
         ),
-        clients=[StaticSource("bibtex", candidates)],
+        clients=[StaticSource(fmt, candidates)],
     )
     if "decomposition" not in run.state:
         run.state["decomposition"] = Decomposition(
-            description="BibTeX import",
+            description=f"{fmt} import",
             intent="research",
-            queries=["bibtex import"],
+            queries=[f"{fmt} import"],
             engine="import",
-            note=f"{len(candidates)} entries imported from BibTeX",
+            note=f"{len(candidates)} entries imported from {fmt}",
         ).as_dict()
-    return await run.run()
+    result = await run.run()
+    result["notes_added"] = await _add_notes(ctx, workspace_id, result)
+    result["import"] = import_summary(ctx.params, result)
+    return result
+
+
+async def _add_notes(ctx: JobContext, workspace_id: uuid.UUID, result: dict[str, Any]) -> int:
+    """Each entry's notes on the source it became (a note already there is not repeated,
+    so a resumed job adds none twice)."""
+    notes: dict[str, list[str]] = dict(ctx.params.get("notes") or {})
+    added = 0
+    async with ctx.runtime.db.transaction() as session:
+        for item in result.get("candidates") or []:
+            bodies = notes.get(str(item.get("entry")))
+            if bodies and item.get("source_id"):
+                added += await formats_repo.add_notes(
+                    session, workspace_id, uuid.UUID(str(item["source_id"])), bodies
+                )
+    return added

@@ -1075,6 +1075,31 @@ export interface components {
             /** Error Type */
             type: string;
         };
+        /** WikiCitationView */
+        WikiCitationView: {
+            /** Chunk Index */
+            chunk_index: number | null;
+            /**
+             * Href
+             * @description the web app's reader URL of the passage
+             */
+            href: string;
+            /**
+             * Page
+             * @description first page of the cited passage
+             */
+            page: number | null;
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /**
+             * Title
+             * @description the cited source's title ('' when it was removed)
+             */
+            title: string;
+        };
         /** WikiPageSummary */
         WikiPageSummary: {
             /** Links */
@@ -1093,10 +1118,31 @@ export interface components {
         };
         /** WikiPageView */
         WikiPageView: {
-            /** Backlinks */
+            /**
+             * Backlinks
+             * @description slugs of the pages that link here
+             */
             backlinks: string[];
-            /** Body */
+            /**
+             * Body
+             * @description Markdown; citations rendered as links labelled with the source's title and page, pointing at the reader (/w/<ws>/read/<source>?page=N&chunk=I)
+             */
             body: string;
+            /**
+             * Body Raw
+             * @description the stored Markdown, citations as [source:<id>#<chunk>]
+             */
+            body_raw: string;
+            /**
+             * Broken Links
+             * @description [[slug]] links of this page that name no page
+             */
+            broken_links: string[];
+            /**
+             * Citations
+             * @description every citation, in order of appearance
+             */
+            citations: components["schemas"]["WikiCitationView"][];
             /** Cited */
             cited: unknown[];
             /** Links */

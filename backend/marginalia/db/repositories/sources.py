@@ -150,6 +150,59 @@ async def insert_source(
     return source
 
 
+#: Bibliographic columns an upgrade keeps from the metadata-only source when it has them
+#: (the imported record knows them better than a parsed PDF does).
+_KEPT_ON_UPGRADE = (
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "abstract",
+    "url",
+    "normalized_url",
+    "pdf_url",
+    "doi",
+    "arxiv_id",
+    "openalex_id",
+    "citation_count",
+    "origin",
+)
+
+
+async def upgrade_source(
+    session: AsyncSession,
+    source_id: uuid.UUID,
+    *,
+    fields: dict[str, Any],
+    pages: Sequence[tuple[int, str]],
+    chunks: Sequence[NewChunk],
+) -> Source | None:
+    """Give a metadata-only source the full text it lacked, in the caller's transaction:
+    its row takes the document's columns (keeping its own bibliographic ones where set),
+    and the pages and chunks are inserted. None when the source is gone or is no longer
+    metadata-only (another ingest upgraded it first)."""
+    source = await session.get(Source, source_id, with_for_update=True)
+    if source is None or source.kind != "metadata":
+        return None
+    for name, value in fields.items():
+        if name == "id" or (
+            name in _KEPT_ON_UPGRADE and getattr(source, name) not in (None, [], "")
+        ):
+            continue
+        setattr(source, name, value)
+    source.status = "ready"
+    await session.flush()
+    if pages:
+        await session.execute(
+            insert(SourcePage),
+            [{"source_id": source.id, "page_number": n, "text": t} for n, t in pages],
+        )
+    if chunks:
+        await _insert_chunks(session, _chunk_rows(source.id, source.workspace_id, chunks))
+    await session.refresh(source)
+    return source
+
+
 @dataclass(frozen=True)
 class NewSource:
     """One source for :func:`insert_sources`: its columns, pages and chunks."""
@@ -251,6 +304,7 @@ async def identities(
         select(
             col(Source.id),
             col(Source.title),
+            col(Source.kind),
             *extra,
             col(Source.normalized_url),
             col(Source.doi),

@@ -29,6 +29,7 @@ from marginalia.knowledge.repository.concepts import (
     list_concept_edges,
     list_concepts,
     source_concept_links,
+    source_concept_weights,
     update_concepts,
 )
 from marginalia.knowledge.repository.graph import (
@@ -58,6 +59,7 @@ from marginalia.knowledge.repository.sources import (
 )
 from marginalia.knowledge.repository.wiki import (
     backlinks,
+    cited_chunk_pages,
     delete_wiki_pages,
     get_wiki_page,
     list_wiki_pages,
@@ -73,6 +75,7 @@ __all__ = [
     "change_concept_edges",
     "change_source_links",
     "chunk_rows",
+    "cited_chunk_pages",
     "claims_near_source",
     "claims_with_evidence",
     "count_evidence",
@@ -104,6 +107,7 @@ __all__ = [
     "set_description_embedding",
     "similar_wiki_pages",
     "source_concept_links",
+    "source_concept_weights",
     "store_extraction",
     "store_quality",
     "syntheses",

@@ -52,6 +52,21 @@ async def source_concept_links(
     return [(r[0], r[1]) for r in result.all()]
 
 
+async def source_concept_weights(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[uuid.UUID, uuid.UUID, float]]:
+    """``(source_id, concept_id, weight)`` links of a workspace (weight: the concept's
+    standing in that source, higher first)."""
+    result = await session.execute(
+        select(
+            col(SourceConcept.source_id), col(SourceConcept.concept_id), col(SourceConcept.weight)
+        )
+        .join(Concept, col(Concept.id) == col(SourceConcept.concept_id))
+        .where(col(Concept.workspace_id) == workspace_id)
+    )
+    return [(r[0], r[1], float(r[2])) for r in result.all()]
+
+
 async def list_concept_edges(session: AsyncSession, workspace_id: uuid.UUID) -> list[ConceptEdge]:
     result = await session.execute(
         select(ConceptEdge).where(col(ConceptEdge.workspace_id) == workspace_id)

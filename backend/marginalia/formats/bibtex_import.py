@@ -1,0 +1,150 @@
+"""BibTeX import as Zotero, Better BibTeX and Mendeley write it.
+
+Beyond the classic fields this reads biblatex's (``journaltitle``, ``date``,
+``eprinttype``), Better BibTeX's arXiv conventions (``eprint``/``eprinttype = {arxiv}``,
+``number = {arXiv:…}``, arXiv DOIs), notes (``annote``, ``annotation``, a ``note`` that is
+more than an identifier) and Zotero's ``file`` field — ``Description:path:mime;…`` with
+``\\:`` and ``\\\\`` escaped, or Better BibTeX's bare ``path;path`` — as attachment paths,
+left for :mod:`marginalia.formats.attachments` to resolve.
+"""
+
+from __future__ import annotations
+
+import re
+
+import bibtexparser
+from bibtexparser.bparser import BibTexParser
+
+from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
+from marginalia.sources.bibtex import _arxiv_id, _split_authors, _year, clean_latex
+from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+
+_IDENTIFIER_NOTE = re.compile(r"^\s*(?:arxiv|publisher|doi|pmid|pmcid|isbn|issn)\s*:", re.I)
+_MIMES = ("application/", "text/", "image/")
+
+
+def split_file_field(value: str) -> list[str]:
+    """The attachment paths of a Zotero/Better BibTeX ``file`` field, in order."""
+    paths: list[str] = []
+    for item in _split_unescaped(value, ";"):
+        parts = [_unescape(p).strip() for p in _split_unescaped(item, ":")]
+        parts = [p for p in parts if p]
+        if not parts:
+            continue
+        if len(parts) >= 3:
+            # Description:path:mime — a Windows drive letter splits the path once more.
+            middle = parts[1:-1] if parts[-1].lower().startswith(_MIMES) else parts[1:]
+            path = ":".join(middle)
+        elif len(parts) == 2:
+            if parts[1].lower().startswith(_MIMES):
+                path = parts[0]  # path:mime
+            elif len(parts[0]) == 1 and parts[0].isalpha():
+                path = f"{parts[0]}:{parts[1]}"  # C:\…
+            else:
+                path = parts[1]  # Description:path
+        else:
+            path = parts[0]
+        if path:
+            paths.append(path)
+    return paths
+
+
+def _split_unescaped(value: str, sep: str) -> list[str]:
+    out: list[str] = []
+    current: list[str] = []
+    escaped = False
+    for ch in value:
+        if escaped:
+            current.append("\\" + ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == sep:
+            out.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    if escaped:
+        current.append("\\")
+    out.append("".join(current))
+    return out
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _arxiv(entry: dict[str, str]) -> str | None:
+    found = _arxiv_id(entry)
+    if found:
+        return found
+    prefix = entry.get("eprinttype", entry.get("archiveprefix", "")).lower()
+    if prefix == "arxiv" and entry.get("eprint"):
+        return normalize_arxiv_id(entry["eprint"])
+    for key in ("number", "note", "howpublished", "publisher"):
+        value = entry.get(key, "")
+        if "arxiv" in value.lower():
+            found = normalize_arxiv_id(re.sub(r"(?i)^.*?arxiv[:\s]*", "", value))
+            if found:
+                return found
+    return None
+
+
+def _notes(entry: dict[str, str]) -> list[str]:
+    notes: list[str] = []
+    for key in ("annote", "annotation", "note"):
+        value = entry.get(key, "").strip()
+        if not value or (key == "note" and _IDENTIFIER_NOTE.match(clean_latex(value))):
+            continue
+        text = clean_latex(value)
+        if text and text not in notes:
+            notes.append(text)
+    return notes
+
+
+def entry_to_record(entry: dict[str, str]) -> ImportRecord | ImportFailure:
+    key = entry.get("ID") or "?"
+    title = clean_latex(entry.get("title", ""))
+    if not title:
+        return ImportFailure(key, "no_title", f"entry {key} has no title")
+    venue = entry.get("journal") or entry.get("journaltitle") or entry.get("booktitle")
+    candidate = Candidate(
+        title=title,
+        authors=_split_authors(entry["author"]) if entry.get("author") else [],
+        year=_year(entry),
+        abstract=clean_latex(entry.get("abstract", "")) or None,
+        url=entry.get("url", "").strip() or None,
+        doi=entry.get("doi", "").strip() or None,
+        arxiv_id=_arxiv(entry),
+        venue=clean_latex(venue) if venue else None,
+        origin="bibtex",
+        source_id=key,
+    )
+    attachments = split_file_field(entry["file"]) if entry.get("file") else []
+    return ImportRecord(candidate=candidate, attachments=attachments, notes=_notes(entry))
+
+
+def parse_bibtex_export(text: str) -> ParsedImport:
+    """Records (and failures) of a BibTeX export; :class:`ImportFormatError` when the
+    text holds no BibTeX entry at all."""
+    if not text.strip():
+        raise ImportFormatError("empty BibTeX input")
+    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
+    parser.homogenize_fields = False
+    try:
+        database = bibtexparser.loads(text, parser=parser)
+    except Exception as exc:  # bibtexparser raises pyparsing and assorted errors
+        raise ImportFormatError(f"cannot parse BibTeX: {exc}") from exc
+    if not database.entries:
+        raise ImportFormatError(
+            "no BibTeX entries found (expected entries like @article{key, title = {...}, ...})"
+        )
+    parsed = ParsedImport("bibtex", [])
+    for entry in database.entries:
+        lowered = {k.lower() if k not in ("ID", "ENTRYTYPE") else k: v for k, v in entry.items()}
+        out = entry_to_record(lowered)
+        if isinstance(out, ImportFailure):
+            parsed.failures.append(out)
+        else:
+            parsed.records.append(out)
+    return parsed

@@ -1,0 +1,65 @@
+"""Metadata-only sources: an imported entry with neither full text nor an abstract is
+still a source — title, authors, year, venue and identifiers, ``kind = "metadata"``, no
+pages, no passages, no file — so the workspace lists everything its bibliography holds.
+When a document of the same work arrives later (a PDF attached or found by research,
+matched by identifier or title), the ingest pipeline upgrades that source in place
+(``repositories.sources.upgrade_source``): same id, now with its full text."""
+
+from __future__ import annotations
+
+import uuid
+
+from marginalia.db.repositories import sources as sources_repo
+from marginalia.errors import NotFoundError
+from marginalia.ingest.dedup import DedupRecord, identity_keys, match_cheap_layers, record_from_row
+from marginalia.ingest.pipeline import IngestContext, IngestOutcome, SourceMetadata
+from marginalia.sources.candidate import normalized_url
+
+METADATA_KIND = "metadata"
+
+
+async def store_metadata_only(
+    ctx: IngestContext, workspace_id: uuid.UUID, meta: SourceMetadata, *, name: str
+) -> IngestOutcome:
+    """A metadata-only source for ``meta`` (a duplicate outcome when the workspace
+    already has the work, by identifier or title)."""
+    keys = identity_keys(
+        url=meta.url, doi=meta.doi, arxiv_id=meta.arxiv_id, openalex_id=meta.openalex_id
+    )
+    record = DedupRecord(id=uuid.uuid4(), title=meta.title, keys=keys)
+    async with ctx.db.transaction() as session:
+        from marginalia.db.repositories import workspaces as workspaces_repo
+
+        if await workspaces_repo.get(session, workspace_id) is None:
+            raise NotFoundError(f"no workspace with id {workspace_id}")
+        known = [record_from_row(r) for r in await sources_repo.identities(session, workspace_id)]
+        match = match_cheap_layers(
+            record, known, title_threshold=ctx.settings.ingest.dedup_title_jaccard
+        )
+        if match is not None:
+            return IngestOutcome(name, "duplicate", match.existing_id, match.layer, match.score)
+        source = await sources_repo.insert_source(
+            session,
+            workspace_id=workspace_id,
+            fields={
+                "id": record.id,
+                "kind": METADATA_KIND,
+                "origin": meta.origin,
+                "title": meta.title,
+                "authors": list(meta.authors),
+                "year": meta.year,
+                "venue": meta.venue,
+                "abstract": meta.abstract,
+                "url": meta.url,
+                "normalized_url": normalized_url(meta.url) if meta.url else None,
+                "pdf_url": meta.pdf_url,
+                "doi": next((k[4:] for k in keys if k.startswith("doi:")), None),
+                "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
+                "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
+                "citation_count": meta.citation_count,
+                "page_count": 0,
+            },
+            pages=[],
+            chunks=[],
+        )
+    return IngestOutcome(name, "created", source.id)
