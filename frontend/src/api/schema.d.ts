@@ -15,7 +15,8 @@ export interface paths {
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a conversation */
+        patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
         trace?: never;
     };
     "/api/health": {
@@ -215,27 +216,6 @@ export interface paths {
         };
         /** Source Chunks */
         get: operations["source_chunks_api_sources__source_id__chunks_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/sources/{source_id}/citations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get Source Citations
-         * @description Paper -> paper citations inside the workspace: the sources this one's reference
-         *     list names (by DOI, arXiv id or title) and the sources whose reference lists name it.
-         */
-        get: operations["get_source_citations_api_sources__source_id__citations_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -480,7 +460,7 @@ export interface paths {
         /** List Sources */
         get: operations["list_sources_api_workspaces__workspace_id__sources_get"];
         put?: never;
-        /** Upload documents (PDF, HTML, Markdown, text); returns the ingest job */
+        /** Upload documents (PDF, HTML, Markdown, text); returns the ingest job and each file's outcome */
         post: operations["upload_sources_api_workspaces__workspace_id__sources_post"];
         delete?: never;
         options?: never;
@@ -526,12 +506,186 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AnswerClaim
+         * @description One claim of an answer: what it says, the passages it cites, a verbatim quote,
+         *     and where that quote stands in the passages (filled after validation).
+         */
+        AnswerClaim: {
+            /** Citations */
+            citations: number[];
+            /** Locations */
+            locations: components["schemas"]["CitationLocation"][];
+            /**
+             * Quote
+             * @default null
+             */
+            quote: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * AnswerSummary
+         * @description The part of an answer the stream's ``done`` event carries (see ``Answer.summary``).
+         */
+        AnswerSummary: {
+            /** Cited */
+            cited: number[];
+            /** Claims */
+            claims: components["schemas"]["AnswerClaim"][];
+            /** Dropped */
+            dropped: components["schemas"]["DroppedClaim"][];
+            /** Engine */
+            engine: string;
+            /** Evidence Score */
+            evidence_score: number;
+            /** Notes */
+            notes: string[];
+            /**
+             * Refusal
+             * @default null
+             */
+            refusal: string | null;
+            /** Refused */
+            refused: boolean;
+            /**
+             * Route
+             * @enum {string}
+             */
+            route: "wiki" | "hybrid";
+            /** Text */
+            text: string;
+            /**
+             * Threshold
+             * @default null
+             */
+            threshold: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AskDone
+         * @description The stored assistant message and the answer's summary.
+         */
+        AskDone: {
+            answer: components["schemas"]["AnswerSummary"];
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Message Id */
+            message_id: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+        };
+        /** AskError */
+        AskError: {
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Detail */
+            detail: string;
+            /** Error */
+            error: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        AskEvent: components["schemas"]["AskMeta"] | components["schemas"]["AskToken"] | components["schemas"]["AskDone"] | components["schemas"]["AskError"];
+        /**
+         * AskMeta
+         * @description Every numbered passage of the context, before any token (``[n]`` marks are
+         *     clickable as they arrive).
+         */
+        AskMeta: {
+            /** Conversation Id */
+            conversation_id: string | null;
+            /**
+             * Route
+             * @enum {string}
+             */
+            route: "wiki" | "hybrid";
+            /** Sources */
+            sources: components["schemas"]["AskSource"][];
+            /** Title */
+            title: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meta";
+        };
         /** AskRequest */
         AskRequest: {
             /** Conversation Id */
             conversation_id?: string | null;
             /** Question */
             question: string;
+        };
+        /**
+         * AskSource
+         * @description A numbered passage of the context as the ask stream's ``meta`` event lists it.
+         */
+        AskSource: {
+            /**
+             * Chunk Id
+             * @default null
+             */
+            chunk_id: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Excerpt
+             * @description the passage, whitespace-collapsed, cut to 300 characters
+             */
+            excerpt: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /**
+             * Page
+             * @default null
+             */
+            page: number | null;
+            /** Score */
+            score: number;
+            /**
+             * Section Title
+             * @default null
+             */
+            section_title: string | null;
+            /**
+             * Source Id
+             * @default null
+             */
+            source_id: string | null;
+            /**
+             * Wiki Slug
+             * @default null
+             */
+            wiki_slug: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AskToken
+         * @description A word-sized piece of the validated answer text (or of the refusal).
+         */
+        AskToken: {
+            /** Text */
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "token";
         };
         /** Body_upload_sources_api_workspaces__workspace_id__sources_post */
         Body_upload_sources_api_workspaces__workspace_id__sources_post: {
@@ -565,30 +719,29 @@ export interface components {
             token_count: number;
         };
         /**
-         * CitationView
-         * @description One paper -> paper citation between two sources of a workspace.
+         * CitationLocation
+         * @description Where a claim's quote stands in one passage it cites: from ``char_start`` of page
+         *     ``page``'s stored text to ``char_end`` of page ``page_end``'s, and, for a PDF, the
+         *     rectangles of its characters (on both pages when it crosses a page break).
          */
-        CitationView: {
-            /**
-             * Match
-             * @description how the reference was matched: doi, arxiv, openalex or title
-             */
-            match: string;
-            /**
-             * Reference
-             * @description the reference entry as printed in the citing source
-             */
-            reference: string;
-            /** Score */
-            score: number;
+        CitationLocation: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** N */
+            n: number;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Rects */
+            rects?: components["schemas"]["QuoteRect"][];
             /**
              * Source Id
              * Format: uuid
-             * @description the other source: cited (in `cites`) or citing
              */
             source_id: string;
-            /** Title */
-            title: string | null;
         };
         /** ClaimView */
         ClaimView: {
@@ -688,6 +841,17 @@ export interface components {
              * Format: uuid
              */
             workspace_id: string;
+        };
+        /** ConversationUpdate */
+        ConversationUpdate: {
+            /** Title */
+            title: string;
+        };
+        /** DroppedClaim */
+        DroppedClaim: {
+            claim: components["schemas"]["AnswerClaim"];
+            /** Reason */
+            reason: string;
         };
         /** ErrorOut */
         ErrorOut: {
@@ -790,6 +954,37 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * JobEventOut
+         * @description One event of a job's SSE stream (the ``data:`` line; ``id:`` is ``id``, ``event:``
+         *     is ``type``). Ingest stage events carry ``data.filename`` and ``data.file_progress``.
+         */
+        JobEventOut: {
+            /** Created At */
+            created_at: string | null;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: number;
+            /**
+             * Job Id
+             * Format: uuid
+             */
+            job_id: string;
+            /** Message */
+            message: string;
+            /** Progress */
+            progress: number | null;
+            /** Stage */
+            stage: string | null;
+            /**
+             * Type
+             * @description stage, log, status or result
+             */
+            type: string;
         };
         /** JobOut */
         JobOut: {
@@ -927,6 +1122,23 @@ export interface components {
              */
             steps: number;
         };
+        /**
+         * QuoteRect
+         * @description One line of a quote on its PDF page: normalised 0–1 to the page's crop box, origin
+         *     top-left, in unrotated page coordinates (``marginalia.ingest.geometry``).
+         */
+        QuoteRect: {
+            /** Page */
+            page: number;
+            /** X0 */
+            x0: number;
+            /** X1 */
+            x1: number;
+            /** Y0 */
+            y0: number;
+            /** Y1 */
+            y1: number;
+        };
         /** ResearchRequest */
         ResearchRequest: {
             /**
@@ -959,24 +1171,6 @@ export interface components {
              */
             sources?: string[] | null;
         };
-        /** SourceCitationsView */
-        SourceCitationsView: {
-            /**
-             * Cited By
-             * @description sources of the workspace that cite it
-             */
-            cited_by: components["schemas"]["CitationView"][];
-            /**
-             * Cites
-             * @description sources of the workspace this source cites
-             */
-            cites: components["schemas"]["CitationView"][];
-            /**
-             * Source Id
-             * Format: uuid
-             */
-            source_id: string;
-        };
         /** SourceOut */
         SourceOut: {
             /** Abstract */
@@ -991,18 +1185,6 @@ export interface components {
             byte_size: number | null;
             /** Citation Count */
             citation_count: number | null;
-            /**
-             * Cited By Here
-             * @description how many sources of this workspace cite this one
-             * @default 0
-             */
-            cited_by_here: number;
-            /**
-             * Cites Here
-             * @description how many sources of this workspace it cites
-             * @default 0
-             */
-            cites_here: number;
             /** Content Hash */
             content_hash: string | null;
             /** Content Type */
@@ -1051,6 +1233,21 @@ export interface components {
             /** Year */
             year: number | null;
         };
+        /**
+         * UploadFileOut
+         * @description One file of an upload: ``accepted`` (ingested by the job) or ``refused`` (why).
+         */
+        UploadFileOut: {
+            /** Detail */
+            detail?: string | null;
+            /** Filename */
+            filename: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "accepted" | "refused";
+        };
         /** UploadLimits */
         UploadLimits: {
             /** Accepted Extensions */
@@ -1061,6 +1258,57 @@ export interface components {
             max_pages: number;
             /** Max Upload Mb */
             max_upload_mb: number;
+        };
+        /**
+         * UploadOut
+         * @description The ingest job of an upload, and each file's outcome (one bad file never sinks
+         *     the batch; when every file is refused the request fails with the refusal).
+         */
+        UploadOut: {
+            /** Attempts */
+            attempts: number;
+            /** Backend */
+            backend: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Error */
+            error: string | null;
+            /** Files */
+            files: components["schemas"]["UploadFileOut"][];
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Interrupted */
+            interrupted: boolean;
+            /** Kind */
+            kind: string;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Progress */
+            progress: number;
+            /** Result */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** Stage */
+            stage: string | null;
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Worker */
+            worker: string | null;
+            /** Workspace Id */
+            workspace_id: string | null;
         };
         /** ValidationError */
         ValidationError: {
@@ -1197,6 +1445,38 @@ export interface components {
              */
             updated_at: string;
         };
+        /**
+         * WorkspaceListItem
+         * @description A workspace on the start page: with its source count and latest activity.
+         */
+        WorkspaceListItem: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Last Activity At
+             * Format: date-time
+             */
+            last_activity_at: string;
+            /** Name */
+            name: string;
+            /** Source Count */
+            source_count: number;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
         /** WorkspaceOut */
         WorkspaceOut: {
             /**
@@ -1310,6 +1590,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    rename_conversation_api_conversations__conversation_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationOut"];
+                };
             };
             /** @description Not Found */
             404: {
@@ -1583,13 +1925,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description text/event-stream: one JobEventOut per event, until the job ends */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["JobEventOut"];
                 };
             };
             /** @description Not Found */
@@ -1874,7 +2216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": unknown;
+                    "application/x-ndjson": components["schemas"]["AskEvent"];
                 };
             };
             /** @description Not Found */
@@ -1936,64 +2278,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChunkOut"][];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-            /** @description Request Entity Too Large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-            /** @description Unsupported Media Type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-            /** @description Unprocessable Entity */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorOut"];
-                };
-            };
-        };
-    };
-    get_source_citations_api_sources__source_id__citations_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                source_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Successful Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SourceCitationsView"];
                 };
             };
             /** @description Not Found */
@@ -2183,7 +2467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkspaceOut"][];
+                    "application/json": components["schemas"]["WorkspaceListItem"][];
                 };
             };
             /** @description Not Found */
@@ -2391,7 +2675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": unknown;
+                    "application/x-ndjson": components["schemas"]["AskEvent"];
                 };
             };
             /** @description Not Found */
@@ -2952,7 +3236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobOut"];
+                    "application/json": components["schemas"]["UploadOut"];
                 };
             };
             /** @description Not Found */
