@@ -8,10 +8,6 @@ from fastapi import APIRouter, File, Header, Query, Request, Response, UploadFil
 from fastapi.responses import StreamingResponse
 
 from marginalia.api.deps import RuntimeDep
-<<<<<<< HEAD
-from marginalia.api.schemas import ChunkOut, ErrorOut, JobOut, PageOut, SourceOut
-from marginalia.db.models import Source
-=======
 from marginalia.api.schemas import (
     ChunkOut,
     ErrorOut,
@@ -21,7 +17,7 @@ from marginalia.api.schemas import (
     UploadFileOut,
     UploadOut,
 )
->>>>>>> main
+from marginalia.db.models import Source
 from marginalia.errors import PayloadTooLarge, ValidationFailed
 from marginalia.knowledge.views import SourceCitationsView
 from marginalia.usecases import sources as service
