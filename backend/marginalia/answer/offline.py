@@ -38,6 +38,15 @@ sentences, a question asking for a quantity ("how many", "what rate", …; see
 :func:`asks_quantity`) ranks sentences stating a number :data:`ANSWER_TYPE_BONUS` higher
 (the expected answer type); the bonus orders the claims only — it never changes the
 support, the evidence score or which sentences clear the threshold.
+
+Only prose is scored (:mod:`marginalia.answer.prose`: no running headers, affiliations,
+equations, reference entries or licence text). :func:`select_claims` is what answers use:
+for a question with an expected answer type (:mod:`marginalia.answer.answer_types`:
+a number for "how many", a named thing for "which", a date for "when") the first claim is
+the best sentence offering that type within :data:`TYPE_MARGIN` of the best support;
+when none does, the best sentence is quoted together with an adjacent sentence of its
+passage that offers it (the answer spans two sentences), and a sentence that opens with
+a reference to the one before ("This", "These", "It", …) is quoted with that one.
 """
 
 from __future__ import annotations
@@ -49,7 +58,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from marginalia.answer import answer_types
 from marginalia.answer import repository as repo
+from marginalia.answer.prose import MAX_WORDS, MIN_WORDS, is_prose, trim_lines
 from marginalia.answer.quotes import normalize
 from marginalia.answer.schemas import AnswerClaim, Passage
 from marginalia.db import Database
@@ -68,8 +79,11 @@ MAX_CLAIMS = 3
 #: question asks for a quantity.
 ANSWER_TYPE_BONUS = 0.05
 #: Sentences outside this range of words are headings, captions or run-on table text.
-MIN_SENTENCE_WORDS = 5
-MAX_SENTENCE_WORDS = 80
+MIN_SENTENCE_WORDS = MIN_WORDS
+MAX_SENTENCE_WORDS = MAX_WORDS
+#: A sentence offering the expected answer type leads when its support is at most this
+#: far below the best sentence's.
+TYPE_MARGIN = 0.15
 #: A sentence at least this similar to one already chosen repeats it (overlapping chunks).
 NEAR_DUPLICATE = 0.92
 
@@ -77,29 +91,15 @@ Lexer = Callable[[Sequence[str]], Awaitable[list[frozenset[str]]]]
 #: Term → idf for the given lexemes, or None when there are no statistics to use.
 IdfLookup = Callable[[frozenset[str]], Awaitable[dict[str, float] | None]]
 
-_QUANTITY = re.compile(
-    r"\bhow\s+(?:many|much|often|large|long|big|high|fast|old|far)\b"
-    r"|\b(?:percentage|proportion|fraction|rate|ratio|number\s+of|size|amount|cost|pay|wage"
-    r"|dose|duration)\b",
-    re.IGNORECASE,
-)
-# Numbers that are not answers: years (citations), table/figure/section numbers, [12].
-_NOT_A_QUANTITY = re.compile(
-    r"\b(?:19|20)\d\d[a-z]?\b"
-    r"|\b(?:tables?|fig(?:ure)?s?|sections?|eq(?:uation)?s?|appendix)\.?\s*\d+[a-z]?\b"
-    r"|\[\d+(?:\s*[,–-]\s*\d+)*\]",
-    re.IGNORECASE,
-)
-
 
 def asks_quantity(question: str) -> bool:
     """Does ``question`` ask for a quantity ("how many", "what rate", "by how much", …)?"""
-    return _QUANTITY.search(question) is not None
+    return answer_types.expected_type(question) == "quantity"
 
 
 def states_quantity(sentence: str) -> bool:
     """Does ``sentence`` state a number other than a year or a table/figure reference?"""
-    return any(c.isdigit() for c in _NOT_A_QUANTITY.sub(" ", sentence))
+    return answer_types.states_quantity(sentence)
 
 
 def python_lexer() -> Lexer:
@@ -159,17 +159,8 @@ class ScoredSentence:
     context_coverage: float
     support: float
     vector: np.ndarray
-    #: The question asks for a quantity and the sentence states one (ranks claims only).
+    #: The sentence offers the question's expected answer type (ranks claims only).
     answer_type: bool = False
-
-
-def _usable(sentence: str) -> bool:
-    words = sentence.split()
-    if not MIN_SENTENCE_WORDS <= len(words) <= MAX_SENTENCE_WORDS:
-        return False
-    visible = [c for c in sentence if not c.isspace()]
-    letters = sum(c.isalpha() for c in visible)
-    return letters >= 0.6 * len(visible)
 
 
 def candidate_sentences(
@@ -179,10 +170,11 @@ def candidate_sentences(
     seen: set[str] = set()
     out: list[tuple[int, int, int, str]] = []
     for passage in passages:
-        for start, end in sentence_spans(passage.text):
+        for span in sentence_spans(passage.text):
+            start, end = trim_lines(passage.text, *span)
             sentence = passage.text[start:end]
             key = normalize(sentence)
-            if key in seen or not _usable(sentence):
+            if key in seen or not is_prose(sentence):
                 continue
             if embedder is not None and embedder.count_tokens(sentence) > embedder.max_tokens:
                 continue  # never truncated (invariant 1): such a sentence is not scored
@@ -252,7 +244,8 @@ async def score_sentences(
     coverage = _coverage(query_terms, weights, sentence_terms)
     window = _coverage(query_terms, weights, _windows(candidates, sentence_terms))
     (in_context,) = _coverage(query_terms, weights, [context_terms])
-    quantity = asks_quantity(question if question is not None else query)
+    asked = question if question is not None else query
+    kind = answer_types.expected_type(asked)
     q = np.asarray(query_vector, dtype=np.float32)
     cosines = np.asarray(vectors, dtype=np.float32) @ q
     scored = [
@@ -270,7 +263,7 @@ async def score_sentences(
             + WINDOW_COVERAGE_WEIGHT * win
             + CONTEXT_COVERAGE_WEIGHT * in_context,
             vector=np.asarray(vec, dtype=np.float32),
-            answer_type=quantity and states_quantity(sentence),
+            answer_type=answer_types.offers(kind, sentence, asked),
         )
         for (n, start, end, sentence), vec, cos, cov, win in zip(
             candidates, vectors, cosines, coverage, window, strict=True
@@ -319,4 +312,99 @@ def extractive_claims(selected: Sequence[ScoredSentence]) -> list[AnswerClaim]:
     passage number, and the sentence exactly as written as the quote."""
     return [
         AnswerClaim(text=normalize(s.text), citations=[s.passage_n], quote=s.text) for s in selected
+    ]
+
+
+_BACK_REFERENCE = re.compile(
+    r"^\s*(?:this|these|those|it|its|they|their|such|the\s+latter|the\s+former|here|"
+    r"however|thus|therefore|consequently|moreover|furthermore|in\s+addition)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A claim's quote: one sentence, or two adjacent ones of the same passage."""
+
+    passage_n: int
+    start: int
+    end: int
+    text: str  # exactly as in the passage
+    lead: ScoredSentence
+
+
+def _adjacent(
+    s: ScoredSentence, scored: Sequence[ScoredSentence]
+) -> tuple[ScoredSentence | None, ScoredSentence | None]:
+    """The scored sentences just before and just after ``s`` in its passage."""
+    same = [o for o in scored if o.passage_n == s.passage_n and o is not s]
+    before = max((o for o in same if o.end <= s.start), key=lambda o: o.end, default=None)
+    after = min((o for o in same if o.start >= s.end), key=lambda o: o.start, default=None)
+    return before, after
+
+
+def _gap_ok(text: str, a: ScoredSentence, b: ScoredSentence) -> bool:
+    """Nothing but whitespace lies between two sentences (no skipped heading or table)."""
+    return not text[a.end : b.start].strip()
+
+
+def _quote(
+    s: ScoredSentence,
+    scored: Sequence[ScoredSentence],
+    texts: dict[int, str],
+    *,
+    want_type: bool,
+) -> Quote:
+    """``s``'s quote, with a neighbour when the answer needs it (see the module doc)."""
+    text = texts.get(s.passage_n)
+    start, end = s.start, s.end
+    if text is not None:
+        before, after = _adjacent(s, scored)
+        if want_type and not s.answer_type:
+            for n in (after, before):
+                if n is not None and n.answer_type:
+                    a, b = (s, n) if n is after else (n, s)
+                    if _gap_ok(text, a, b):
+                        start, end = min(start, n.start), max(end, n.end)
+                        break
+        back = before is not None and _BACK_REFERENCE.match(s.text) is not None
+        if start == s.start and back and before is not None and _gap_ok(text, before, s):
+            start = before.start
+        return Quote(s.passage_n, start, end, text[start:end], s)
+    return Quote(s.passage_n, start, end, s.text, s)
+
+
+def select_claims(
+    scored: Sequence[ScoredSentence],
+    passages: Sequence[Passage],
+    *,
+    threshold: float,
+    question: str,
+    k: int = MAX_CLAIMS,
+) -> list[AnswerClaim]:
+    """The extractive answer: up to ``k`` claims from sentences with support ≥
+    ``threshold`` — the expected answer type first, MMR after, a neighbour quoted with a
+    sentence when the answer spans both; each claim's text is its quote, once."""
+    pool = [s for s in scored if s.support >= threshold]
+    if not pool:
+        return []
+    want_type = answer_types.expected_type(question) != "none"
+    top = pool[0].support
+    first = next(
+        (s for s in pool if want_type and s.answer_type and s.support >= top - TYPE_MARGIN),
+        None,
+    )
+    rest = [s for s in pool if s is not first]
+    chosen = ([first] if first is not None else []) + select_mmr(
+        rest, threshold=threshold, k=k - (first is not None)
+    )
+    texts = {p.n: p.text for p in passages}
+    quotes: list[Quote] = []
+    for s in chosen:
+        q = _quote(s, scored, texts, want_type=want_type and not quotes)
+        if any(q.passage_n == o.passage_n and q.start < o.end and o.start < q.end for o in quotes):
+            continue  # overlaps a quote already chosen
+        quotes.append(q)
+    return [
+        AnswerClaim(text=normalize(q.text), citations=[q.passage_n], quote=q.text) for q in quotes
     ]

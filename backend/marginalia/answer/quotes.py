@@ -111,3 +111,36 @@ def render_answer_text(claims: Sequence[AnswerClaim]) -> str:
         marks = "".join(f"[{n}]" for n in dict.fromkeys(claim.citations))
         parts.append(f"{claim.text.strip()} {marks}")
     return " ".join(parts)
+
+
+#: Longest document title the lead line quotes in full.
+LEAD_TITLE_CHARS = 80
+
+
+def _where(p: Passage) -> str:
+    title = " ".join(p.document.split())
+    if len(title) > LEAD_TITLE_CHARS:
+        title = title[: LEAD_TITLE_CHARS - 1].rstrip() + "…"
+    bits = [b for b in (p.section_title, None if p.page is None else f"p. {p.page}") if b]
+    return f"“{title}”" + (f" ({', '.join(bits)})" if bits else "")
+
+
+def lead_line(claims: Sequence[AnswerClaim], passages: Sequence[Passage]) -> str:
+    """One short line saying where the answer was found: the cited documents (the first
+    cited passage of each, with its section and page), e.g. ``From “SPECTER…” (Method,
+    p. 4) and “S2ORC…” (p. 2):``; empty without claims."""
+    by_n = {p.n: p for p in passages}
+    first: dict[str, Passage] = {}
+    for claim in claims:
+        for n in claim.citations:
+            p = by_n.get(n)
+            if p is not None and p.document not in first:
+                first[p.document] = p
+    places = [_where(p) for p in first.values()]
+    if not places:
+        return ""
+    if len(places) == 1:
+        return f"From {places[0]}:"
+    if len(places) == 2:
+        return f"From {places[0]} and {places[1]}:"
+    return f"From {places[0]} and {len(places) - 1} other sources:"

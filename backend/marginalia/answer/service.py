@@ -21,7 +21,7 @@ from typing import Any
 from marginalia.answer import offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
-from marginalia.answer.quotes import render_answer_text, validate_claims
+from marginalia.answer.quotes import lead_line, render_answer_text, validate_claims
 from marginalia.answer.routing import Context, Scope, build_context, expand_query, load_scope
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.answer.synthesis import synthesize_claims
@@ -172,10 +172,10 @@ async def answer_from_context(
             answer.notes.append(
                 f"model synthesis failed ({exc.reason_label}: {exc}); extractive answer instead"
             )
-            claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
+            claims = _extractive(scored, context, threshold, question)
             answer.engine = f"extractive ({exc.reason_label})"
     else:
-        claims = offline.extractive_claims(offline.select_mmr(scored, threshold=threshold))
+        claims = _extractive(scored, context, threshold, question)
         answer.engine = "extractive"
     totals = llm.usage.totals(mark)
     answer.usage = {"provider": llm.name, **asdict(totals)}
@@ -183,7 +183,7 @@ async def answer_from_context(
     kept, dropped = validate_claims(claims, context.passages)
     answer.claims = kept
     answer.dropped = dropped
-    answer.text = render_answer_text(kept)
+    answer.text = _with_lead(lead_line(kept, context.passages), render_answer_text(kept))
     if not kept:
         answer.refused = True
         answer.refusal = (
@@ -191,6 +191,16 @@ async def answer_from_context(
             f"({len(dropped)} dropped; see `dropped`). {_searched(context)}"
         )
     return answer
+
+
+def _extractive(
+    scored: list[offline.ScoredSentence], context: Context, threshold: float, question: str
+) -> list[AnswerClaim]:
+    return offline.select_claims(scored, context.passages, threshold=threshold, question=question)
+
+
+def _with_lead(lead: str, body: str) -> str:
+    return f"{lead}\n{body}" if lead and body else body
 
 
 def cited_sources(answer: Answer) -> list[dict[str, Any]]:

@@ -22,10 +22,14 @@ def print_answer(answer: Answer) -> None:
     if answer.refused:
         console.print(f"[yellow]{escape(answer.refusal or 'No answer.')}[/yellow]")
     else:
+        lead = answer.text.split("\n", 1)[0] if "\n" in answer.text else ""
+        if lead:
+            console.print(escape(lead))
         for claim in answer.claims:
             marks = "".join(f"[{n}]" for n in dict.fromkeys(claim.citations))
             console.print(f"• {escape(claim.text)} [bold cyan]{escape(marks)}[/bold cyan]")
-            if claim.quote:
+            # Each claim once: the quote only when the claim paraphrases it.
+            if claim.quote and normalize(claim.quote) != normalize(claim.text):
                 console.print(f"    [dim]“{escape(normalize(claim.quote))}”[/dim]")
     cited = set(answer.cited_numbers())
     shown = [p for p in answer.passages if p.n in cited] if cited else answer.passages

@@ -140,6 +140,9 @@ class Workspace(SQLModel, table=True):
     description: str = ""
     description_embedding: list[float] | None = _vector()
     owner_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True)
+    # bumped by every knowledge update (source added or removed, rebuild); a learning path
+    # made at an older version is stale
+    knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     created_at: datetime = _created()
     updated_at: datetime = _updated()
 
@@ -524,6 +527,8 @@ class LearningPath(SQLModel, table=True):
     broken_cycles: list[str] = _json([])
     notes: str | None = None
     engine: str | None = None
+    knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    source_ids: list[Any] = _json([])  # the sources it was planned over
     created_at: datetime = _created()
 
 
@@ -539,6 +544,9 @@ class LearningPathStep(SQLModel, table=True):
     takeaways: list[str] = _json([])
     concepts: list[str] = _json([])
     reading_minutes: int
+    read_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 # ---------------------------------------------------------------------------- jobs

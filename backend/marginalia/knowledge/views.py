@@ -99,15 +99,34 @@ class WikiPageView(WikiPageSummary):
     broken_links: list[str] = Field(description="[[slug]] links of this page that name no page")
 
 
+class PathPrerequisiteView(BaseModel):
+    source_id: uuid.UUID
+    title: str
+    position: int | None = Field(description="its step's position in this path")
+    concepts: list[str] = Field(
+        default_factory=list, description="names of the concepts it explains that this step needs"
+    )
+
+
+class PathConceptView(BaseModel):
+    slug: str
+    name: str
+    level: int | None
+
+
 class PathStepView(BaseModel):
+    id: uuid.UUID
     position: int
     source_id: uuid.UUID
     title: str
-    difficulty: str
-    prerequisites: list[str] = Field(description="source ids of the steps to read first")
+    difficulty: str = Field(description="beginner | intermediate | advanced")
+    prerequisites: list[PathPrerequisiteView] = Field(description="the steps to read first")
     key_takeaways: list[str]
-    concepts_covered: list[str]
+    concepts_covered: list[str] = Field(description="concept slugs, foundational first")
+    concepts: list[PathConceptView] = Field(description="the same concepts, named")
     reading_minutes: int
+    read: bool
+    read_at: datetime | None
 
 
 class LearningPathView(BaseModel):
@@ -117,6 +136,12 @@ class LearningPathView(BaseModel):
     notes: str | None
     broken_cycles: list[str]
     created_at: datetime
+    stale: bool = Field(
+        description="the knowledge changed since the path was made (a source added or removed, "
+        "a rebuild); POST .../path makes a new one"
+    )
+    stale_reason: str | None
+    steps_read: int
     steps: list[PathStepView]
 
 

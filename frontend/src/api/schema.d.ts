@@ -446,9 +446,27 @@ export interface paths {
         /** The latest learning path */
         get: operations["get_path_api_workspaces__workspace_id__path_get"];
         put?: never;
-        /** Generate a learning path */
+        /** Generate a learning path (regenerate a stale one) */
         post: operations["post_path_api_workspaces__workspace_id__path_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/path/steps/{step_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mark a learning path step read (stored on the server) */
+        put: operations["put_step_read_api_workspaces__workspace_id__path_steps__step_id__read_put"];
+        post?: never;
+        /** Mark a learning path step unread */
+        delete: operations["delete_step_read_api_workspaces__workspace_id__path_steps__step_id__read_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1096,8 +1114,17 @@ export interface components {
             id: string;
             /** Notes */
             notes: string | null;
+            /**
+             * Stale
+             * @description the knowledge changed since the path was made (a source added or removed, a rebuild); POST .../path makes a new one
+             */
+            stale: boolean;
+            /** Stale Reason */
+            stale_reason: string | null;
             /** Steps */
             steps: components["schemas"]["PathStepView"][];
+            /** Steps Read */
+            steps_read: number;
             /** Title */
             title: string;
         };
@@ -1131,21 +1158,70 @@ export interface components {
             /** Text */
             text: string;
         };
+        /** PathConceptView */
+        PathConceptView: {
+            /** Level */
+            level: number | null;
+            /** Name */
+            name: string;
+            /** Slug */
+            slug: string;
+        };
+        /** PathPrerequisiteView */
+        PathPrerequisiteView: {
+            /**
+             * Concepts
+             * @description names of the concepts it explains that this step needs
+             */
+            concepts?: string[];
+            /**
+             * Position
+             * @description its step's position in this path
+             */
+            position: number | null;
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Title */
+            title: string;
+        };
         /** PathStepView */
         PathStepView: {
-            /** Concepts Covered */
+            /**
+             * Concepts
+             * @description the same concepts, named
+             */
+            concepts: components["schemas"]["PathConceptView"][];
+            /**
+             * Concepts Covered
+             * @description concept slugs, foundational first
+             */
             concepts_covered: string[];
-            /** Difficulty */
+            /**
+             * Difficulty
+             * @description beginner | intermediate | advanced
+             */
             difficulty: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
             /** Key Takeaways */
             key_takeaways: string[];
             /** Position */
             position: number;
             /**
              * Prerequisites
-             * @description source ids of the steps to read first
+             * @description the steps to read first
              */
-            prerequisites: string[];
+            prerequisites: components["schemas"]["PathPrerequisiteView"][];
+            /** Read */
+            read: boolean;
+            /** Read At */
+            read_at: string | null;
             /** Reading Minutes */
             reading_minutes: number;
             /**
@@ -3218,6 +3294,88 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningPathView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_step_read_api_workspaces__workspace_id__path_steps__step_id__read_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningPathView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_step_read_api_workspaces__workspace_id__path_steps__step_id__read_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -76,10 +76,32 @@ async def get_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     "/path",
     status_code=status.HTTP_201_CREATED,
     response_model=LearningPathView,
-    summary="Generate a learning path",
+    summary="Generate a learning path (regenerate a stale one)",
 )
 async def post_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     return await paths.generate_learning_path(rt, workspace_id)
+
+
+@router.put(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step read (stored on the server)",
+)
+async def put_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=True)
+
+
+@router.delete(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step unread",
+)
+async def delete_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=False)
 
 
 @router.post(
