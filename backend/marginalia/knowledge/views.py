@@ -159,3 +159,34 @@ class SourceCitationsView(BaseModel):
     source_id: uuid.UUID
     cites: list[CitationView] = Field(description="sources of the workspace this source cites")
     cited_by: list[CitationView] = Field(description="sources of the workspace that cite it")
+
+
+class GapResearch(BaseModel):
+    """A body for ``POST /api/workspaces/{id}/research`` that researches the gap."""
+
+    queries: list[str]
+    max_sources: int = 10
+
+
+class GapView(BaseModel):
+    id: str = Field(description="stable: '<kind>:<claim id or concept slug>'")
+    kind: str = Field(
+        description="contested_claim | unsupported_claim | unexplained_prerequisite | "
+        "single_source_concept"
+    )
+    title: str
+    detail: str
+    suggested_topic: str = Field(description="what a research run on this gap would look for")
+    research: GapResearch
+    score: float
+    concepts: list[str] = Field(description="concept slugs (wiki pages and canvas nodes)")
+    concept_names: list[str]
+    claim_id: uuid.UUID | None
+    source_ids: list[uuid.UUID]
+    evidence: dict[str, int] = Field(description="claims: evidence count per relation")
+
+
+class GapsView(BaseModel):
+    engine: str = Field(description="'offline' when no model judged the evidence")
+    counts: dict[str, int] = Field(description="gaps per kind")
+    gaps: list[GapView]

@@ -36,6 +36,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/highlights/{highlight_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Highlight */
+        delete: operations["delete_highlight_api_highlights__highlight_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Highlight
+         * @description Change a highlight's colour or note (an empty note removes it).
+         */
+        patch: operations["update_highlight_api_highlights__highlight_id__patch"];
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -262,6 +283,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources/{source_id}/highlights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Source Highlights
+         * @description A source's highlights and notes, in page order.
+         */
+        get: operations["list_source_highlights_api_sources__source_id__highlights_get"];
+        put?: never;
+        /**
+         * Create Highlight
+         * @description Highlight a selection of page ``page`` (found in the stored page text by its text
+         *     and context; 422 when it is not there), optionally with a note.
+         */
+        post: operations["create_highlight_api_sources__source_id__highlights_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources/{source_id}/highlights.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Source Highlights
+         * @description A source's highlights as Markdown: each quote, its page and its note.
+         */
+        get: operations["export_source_highlights_api_sources__source_id__highlights_md_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}/pages": {
         parameters: {
             query?: never;
@@ -402,6 +468,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{workspace_id}/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the workspace does not settle yet, each gap with a research request */
+        get: operations["get_gaps_api_workspaces__workspace_id__gaps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{workspace_id}/graph": {
         parameters: {
             query?: never;
@@ -411,6 +494,46 @@ export interface paths {
         };
         /** Sources, concepts and syntheses */
         get: operations["get_graph_api_workspaces__workspace_id__graph_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/highlights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Workspace Highlights
+         * @description Every highlight of the workspace, or those whose quote or note contains ``q``.
+         */
+        get: operations["list_workspace_highlights_api_workspaces__workspace_id__highlights_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/highlights.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Workspace Highlights
+         * @description The workspace's highlights as Markdown, one section per source.
+         */
+        get: operations["export_workspace_highlights_api_workspaces__workspace_id__highlights_md_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,6 +1074,79 @@ export interface components {
             /** Source Title */
             source_title: string | null;
         };
+        /**
+         * GapResearch
+         * @description A body for ``POST /api/workspaces/{id}/research`` that researches the gap.
+         */
+        GapResearch: {
+            /**
+             * Max Sources
+             * @default 10
+             */
+            max_sources: number;
+            /** Queries */
+            queries: string[];
+        };
+        /** GapView */
+        GapView: {
+            /** Claim Id */
+            claim_id: string | null;
+            /** Concept Names */
+            concept_names: string[];
+            /**
+             * Concepts
+             * @description concept slugs (wiki pages and canvas nodes)
+             */
+            concepts: string[];
+            /** Detail */
+            detail: string;
+            /**
+             * Evidence
+             * @description claims: evidence count per relation
+             */
+            evidence: {
+                [key: string]: number;
+            };
+            /**
+             * Id
+             * @description stable: '<kind>:<claim id or concept slug>'
+             */
+            id: string;
+            /**
+             * Kind
+             * @description contested_claim | unsupported_claim | unexplained_prerequisite | single_source_concept
+             */
+            kind: string;
+            research: components["schemas"]["GapResearch"];
+            /** Score */
+            score: number;
+            /** Source Ids */
+            source_ids: string[];
+            /**
+             * Suggested Topic
+             * @description what a research run on this gap would look for
+             */
+            suggested_topic: string;
+            /** Title */
+            title: string;
+        };
+        /** GapsView */
+        GapsView: {
+            /**
+             * Counts
+             * @description gaps per kind
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Engine
+             * @description 'offline' when no model judged the evidence
+             */
+            engine: string;
+            /** Gaps */
+            gaps: components["schemas"]["GapView"][];
+        };
         /** GraphEdge */
         GraphEdge: {
             /** Data */
@@ -1019,6 +1215,89 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HighlightCreate
+         * @description A selection on page ``page``: its text and a little of what surrounds it.
+         */
+        HighlightCreate: {
+            /**
+             * Color
+             * @default yellow
+             * @enum {string}
+             */
+            color: "yellow" | "green" | "blue" | "pink";
+            /** Note */
+            note?: string | null;
+            /** Page */
+            page: number;
+            /**
+             * Prefix
+             * @default
+             */
+            prefix: string;
+            /** Quote */
+            quote: string;
+            /**
+             * Suffix
+             * @default
+             */
+            suffix: string;
+        };
+        /** HighlightOut */
+        HighlightOut: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** Color */
+            color: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Note */
+            note: string | null;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Prefix */
+            prefix: string;
+            /** Rects */
+            rects: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Suffix */
+            suffix: string;
+            /** Text */
+            text: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /**
+             * Workspace Id
+             * Format: uuid
+             */
+            workspace_id: string;
+        };
+        /** HighlightUpdate */
+        HighlightUpdate: {
+            /** Color */
+            color?: ("yellow" | "green" | "blue" | "pink") | null;
+            /** Note */
+            note?: string | null;
         };
         /**
          * JobEventOut
@@ -1598,6 +1877,56 @@ export interface components {
              */
             updated_at: string;
         };
+        /** WorkspaceHighlightOut */
+        WorkspaceHighlightOut: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** Color */
+            color: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Note */
+            note: string | null;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Prefix */
+            prefix: string;
+            /** Rects */
+            rects: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Source Title */
+            source_title?: string | null;
+            /** Suffix */
+            suffix: string;
+            /** Text */
+            text: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /**
+             * Workspace Id
+             * Format: uuid
+             */
+            workspace_id: string;
+        };
         /**
          * WorkspaceListItem
          * @description A workspace on the start page: with its source count and latest activity.
@@ -1860,6 +2189,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    delete_highlight_api_highlights__highlight_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                highlight_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    update_highlight_api_highlights__highlight_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                highlight_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HighlightUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -2605,6 +3016,131 @@ export interface operations {
             };
         };
     };
+    list_source_highlights_api_sources__source_id__highlights_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_highlight_api_sources__source_id__highlights_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HighlightCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_source_highlights_api_sources__source_id__highlights_md_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     source_pages_api_sources__source_id__pages_get: {
         parameters: {
             query?: never;
@@ -3158,6 +3694,46 @@ export interface operations {
             };
         };
     };
+    get_gaps_api_workspaces__workspace_id__gaps_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GapsView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_graph_api_workspaces__workspace_id__graph_get: {
         parameters: {
             query?: {
@@ -3197,6 +3773,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_workspace_highlights_api_workspaces__workspace_id__highlights_get: {
+        parameters: {
+            query?: {
+                /** @description words in the quote or note */
+                q?: string | null;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceHighlightOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_workspace_highlights_api_workspaces__workspace_id__highlights_md_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
                 };
             };
         };

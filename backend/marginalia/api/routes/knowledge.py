@@ -13,6 +13,7 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     LearningPathView,
     WikiPageSummary,
@@ -50,6 +51,15 @@ async def get_claims(
     source_id: Annotated[uuid.UUID | None, Query()] = None,
 ) -> list[ClaimView]:
     return await knowledge.list_claims(rt, workspace_id, source_id=source_id)
+
+
+@router.get(
+    "/gaps",
+    response_model=GapsView,
+    summary="What the workspace does not settle yet, each gap with a research request",
+)
+async def get_gaps(workspace_id: uuid.UUID, rt: RuntimeDep) -> GapsView:
+    return await knowledge.workspace_gaps(rt, workspace_id)
 
 
 @router.get("/wiki", response_model=list[WikiPageSummary])
