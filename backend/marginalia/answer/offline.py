@@ -81,6 +81,9 @@ ANSWER_TYPE_BONUS = 0.05
 #: Sentences outside this range of words are headings, captions or run-on table text.
 MIN_SENTENCE_WORDS = MIN_WORDS
 MAX_SENTENCE_WORDS = MAX_WORDS
+#: With the learned gate, the extractive answer quotes sentences whose support is at most
+#: this far below the best sentence's.
+CLAIM_BAND = 0.1
 #: A sentence offering the expected answer type leads when its support is at most this
 #: far below the best sentence's.
 TYPE_MARGIN = 0.15
@@ -144,6 +147,20 @@ def pg_workspace_idf(db: Database, workspace_id: object) -> IdfLookup:
         return {t: bm25_idf(float(n), df.get(t, 0.0)) for t in terms}
 
     return lookup
+
+
+def pg_absent_term(db: Database, workspace_id: object) -> Callable[[str], Awaitable[bool]]:
+    """Does a term of the question occur in no chunk of the workspace (df = 0)?"""
+
+    async def check(question: str) -> bool:
+        async with db.session() as session:
+            (terms,) = await repo.lexemes(session, [question])
+            if not terms:
+                return False
+            df = await repo.document_frequencies(session, workspace_id, sorted(terms))
+        return any(df.get(t, 0.0) <= 0 for t in terms)
+
+    return check
 
 
 @dataclass(frozen=True)
