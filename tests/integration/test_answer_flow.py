@@ -413,6 +413,25 @@ async def test_stream_meta_first_then_tokens_then_done(
     assert assistant["content"] == done["answer"]["text"]
     assert assistant["answer"]["trace"]["legs"]  # the full structure, trace included
 
+    # Every event is an instance of the OpenAPI component the web app's client uses.
+    from pydantic import TypeAdapter
+
+    from marginalia.usecases.ask import AskEvent
+
+    adapter = TypeAdapter(AskEvent)
+    for event in events:
+        assert adapter.validate_python(event).model_dump(mode="json") == event
+
+    # A conversation can be renamed; a blank title is refused and changes nothing.
+    cid = meta["conversation_id"]
+    renamed = await api.patch(f"/api/conversations/{cid}", json={"title": "  Graph   size "})
+    assert renamed.status_code == 200 and renamed.json()["title"] == "Graph size"
+    blank = await api.patch(f"/api/conversations/{cid}", json={"title": "   "})
+    assert blank.status_code == 422 and blank.json()["error"] == "invalid_request"
+    assert (await api.get(f"/api/conversations/{cid}")).json()["title"] == "Graph size"
+    missing = await api.patch(f"/api/conversations/{uuid.uuid4()}", json={"title": "x"})
+    assert missing.status_code == 404
+
 
 async def test_refusal_streams_and_saves_no_sources(corpus: Corpus, api: httpx.AsyncClient) -> None:
     events = await ask(api, f"/api/workspaces/{corpus.workspace_id}/ask", question=OFF_TOPIC_Q)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from marginalia.api.schemas import JobEventOut
 from marginalia.errors import MarginaliaError
 from marginalia.ingest.documents import Page, text_at
 from marginalia.ingest.pipeline import (
@@ -22,8 +23,9 @@ from marginalia.ingest.pipeline import (
     ingest_document,
     ingest_many,
 )
-from marginalia.jobs.events import follow_events
+from marginalia.jobs.events import event_payload, follow_events
 from marginalia.runtime import Runtime
+from marginalia.storage import content_hash
 from marginalia.usecases import workspaces as ws_service
 
 
@@ -302,6 +304,50 @@ async def test_upload_job_and_source_api(
             files={"files": ("a.md", b"# x\n\ny", "text/markdown")},
         )
     ).status_code == 404
+
+
+async def test_one_bad_file_does_not_sink_the_batch_and_progress_advances(
+    client: httpx.AsyncClient, services: Runtime, shared_data: Path
+) -> None:
+    ws = (await client.post("/api/workspaces", json={"name": "mixed batch"})).json()
+    good = (shared_data / "pdfs" / "trauma-bmc2010.pdf").read_bytes()
+    bad = b"just some text, not a PDF at all " + uuid.uuid4().bytes
+    response = await client.post(
+        f"/api/workspaces/{ws['id']}/sources",
+        files=[
+            ("files", ("trauma.pdf", good, "application/pdf")),
+            ("files", ("notes.pdf", bad, "application/pdf")),
+        ],
+    )
+    assert response.status_code == 202, response.text
+    body = response.json()
+    outcomes = {f["filename"]: f for f in body["files"]}
+    assert outcomes["trauma.pdf"]["status"] == "accepted"
+    assert outcomes["notes.pdf"]["status"] == "refused"
+    assert "notes.pdf" in outcomes["notes.pdf"]["detail"]
+    assert [f["filename"] for f in body["params"]["files"]] == ["trauma.pdf"]
+    # Only the accepted file was stored.
+    assert services.files.exists(content_hash(good))
+    assert not services.files.exists(content_hash(bad))
+
+    events = [e async for e in follow_events(services.db, uuid.UUID(body["id"]))]
+    ingest = [e for e in events if e.stage in ("parsing", "chunking", "embedding", "storing")]
+    fractions = [e.data["file_progress"] for e in ingest if e.data]
+    assert all(e.data and e.data["filename"] == "trauma.pdf" for e in ingest)
+    assert fractions == sorted(fractions) and 0 < fractions[0] < fractions[-1] < 1
+    assert any("embedding" in e.message and "/" in e.message for e in ingest)
+    job_progress = [e.progress for e in events if e.progress is not None]
+    assert job_progress == sorted(job_progress)
+    assert len({p for p in job_progress if 0 < p < 1}) >= 4  # real steps, not 0 then 1
+    finished = (await client.get(f"/api/jobs/{body['id']}")).json()
+    assert finished["status"] == "succeeded" and finished["result"]["created"] == 1
+    # The SSE payloads are what the schema's JobEventOut says.
+    for e in events:
+        JobEventOut.model_validate(event_payload(e))
+    # The start page's list carries the count and the latest activity (this job).
+    listed = next(w for w in (await client.get("/api/workspaces")).json() if w["id"] == ws["id"])
+    assert listed["source_count"] == 1
+    assert listed["last_activity_at"] >= finished["finished_at"][:19]
 
 
 async def test_model_mismatch_is_refused_with_reembed_hint(services: Runtime) -> None:

@@ -162,7 +162,7 @@ async def test_wiki_links_resolve_and_pages_are_embedded(services: Runtime, buil
         assert set(full.links) <= slugs
         linked += len(full.links)
         assert full.revisions == full.revision
-        assert "[source:" in full.body
+        assert "[source:" in full.body_raw and "[source:" not in full.body
     assert linked > 0
     missing = await _scalar(
         services,

@@ -6,7 +6,7 @@ import pytest
 
 from marginalia.knowledge.acronyms import detect_acronyms
 from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline, finding_score
-from marginalia.knowledge.keyphrases import detect_datasets
+from marginalia.knowledge.keyphrases import MAX_CONCEPTS, detect_datasets
 from marginalia.knowledge.sentences import ChunkText
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
@@ -169,6 +169,6 @@ def test_real_papers_invariants() -> None:
                 assert claim.chunk_index in first
                 assert claim.quote is not None and claim.quote in texts[claim.chunk_index]
         n_claims += len(ex.claims)
-        assert len(ex.concepts) <= 12
+        assert len(ex.concepts) <= MAX_CONCEPTS
         assert ex.summary and ex.tldr
     assert n_claims > 0

@@ -62,3 +62,24 @@ def test_link_helpers() -> None:
     assert extract_links(body) == ["a", "b", "c"]
     assert resolve_links(body, {"a", "c"}) == ["a", "c"]
     assert broken_links(body, {"a", "c"}) == ["b"]
+
+
+def test_citations_render_with_title_page_and_reader_link() -> None:
+    from marginalia.knowledge.wiki import CitationTarget, render_citations
+
+    sid, gone = "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
+    long_title = (
+        "SPECTER: Document-level Representation Learning using Citation-informed [Transformers]"
+    )
+    targets = {
+        (sid, 3): CitationTarget(sid, 3, long_title, 4),
+        (sid, None): CitationTarget(sid, None, long_title, None),
+    }
+    body = f"- A claim. [source:{sid}#3]\n- The abstract. [source:{sid}]\n- Old. [source:{gone}#1]"
+    out = render_citations(body, targets, "ws")
+    assert "[source:" not in out
+    assert f"](/w/ws/read/{sid}?page=4&chunk=3))" in out
+    assert f"](/w/ws/read/{sid}))" in out
+    label = out.split("([", 1)[1].split("](", 1)[0]
+    assert label.endswith("…, p. 4") and len(label) < 70 and "[" not in label
+    assert "Old. (source removed)" in out

@@ -61,6 +61,8 @@ class AnswerClaim(BaseModel):
     """One claim of an answer: what it says, the passages it cites, a verbatim quote,
     and where that quote stands in the passages (filled after validation)."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     text: str
     citations: list[int] = Field(default_factory=list)
     quote: str | None = None
@@ -68,6 +70,8 @@ class AnswerClaim(BaseModel):
 
 
 class DroppedClaim(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     claim: AnswerClaim
     reason: str
 
@@ -138,6 +142,49 @@ class Answer(BaseModel):
         }
 
 
+# ------------------------------------------------------------------------------ the stream's wire types
+
+
+# On the wire every field is present (defaults included): the generated client's types
+# say so (``json_schema_serialization_defaults_required``).
+_WIRE = ConfigDict(extra="allow", json_schema_serialization_defaults_required=True)
+
+
+class AskSource(BaseModel):
+    """A numbered passage of the context as the ask stream's ``meta`` event lists it."""
+
+    model_config = _WIRE
+
+    n: int
+    kind: PassageKind = "chunk"
+    document: str
+    excerpt: str = Field(description="the passage, whitespace-collapsed, cut to 300 characters")
+    score: float
+    page: int | None = None
+    source_id: str | None = None
+    chunk_id: int | None = None
+    section_title: str | None = None
+    wiki_slug: str | None = None
+
+
+class AnswerSummary(BaseModel):
+    """The part of an answer the stream's ``done`` event carries (see ``Answer.summary``)."""
+
+    model_config = _WIRE
+
+    text: str
+    claims: list[AnswerClaim]
+    refused: bool
+    refusal: str | None = None
+    route: Route
+    engine: str
+    notes: list[str] = Field(default_factory=list)
+    evidence_score: float
+    threshold: float | None = None
+    cited: list[int] = Field(default_factory=list)
+    dropped: list[DroppedClaim] = Field(default_factory=list)
+
+
 # ------------------------------------------------------------------------------ API
 
 
@@ -146,6 +193,12 @@ class AskRequest(BaseModel):
 
     question: str = Field(min_length=1, max_length=4000)
     conversation_id: uuid.UUID | None = None
+
+
+class ConversationUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1, max_length=200)
 
 
 class ConversationOut(BaseModel):

@@ -12,6 +12,7 @@ from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import install_frontend
 from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
+from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
 from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
@@ -55,5 +56,6 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     install_error_handlers(app)
     for module in (health, workspaces, sources, knowledge, research, answers, jobs):
         app.include_router(module.router)
+    install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)
     return app

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +35,13 @@ class WorkspaceOut(BaseModel):
     updated_at: datetime
 
 
+class WorkspaceListItem(WorkspaceOut):
+    """A workspace on the start page: with its source count and latest activity."""
+
+    source_count: int
+    last_activity_at: datetime
+
+
 class WorkspaceDetail(WorkspaceOut):
     counts: dict[str, int]
 
@@ -57,6 +64,35 @@ class JobOut(BaseModel):
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+
+
+class UploadFileOut(BaseModel):
+    """One file of an upload: ``accepted`` (ingested by the job) or ``refused`` (why)."""
+
+    filename: str
+    status: Literal["accepted", "refused"]
+    detail: str | None = None
+
+
+class UploadOut(JobOut):
+    """The ingest job of an upload, and each file's outcome (one bad file never sinks
+    the batch; when every file is refused the request fails with the refusal)."""
+
+    files: list[UploadFileOut]
+
+
+class JobEventOut(BaseModel):
+    """One event of a job's SSE stream (the ``data:`` line; ``id:`` is ``id``, ``event:``
+    is ``type``). Ingest stage events carry ``data.filename`` and ``data.file_progress``."""
+
+    id: int
+    job_id: uuid.UUID
+    type: str = Field(description="stage, log, status or result")
+    stage: str | None
+    message: str
+    progress: float | None
+    data: dict[str, Any] | None
+    created_at: datetime | None
 
 
 class SourceOut(BaseModel):

@@ -11,9 +11,9 @@ from rich.markup import escape
 
 from marginalia.answer import Answer, normalize
 from marginalia.cli.support import console, run, with_runtime
-from marginalia.errors import ValidationFailed
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
+from marginalia.usecases.lookup import resolve_id
 from marginalia.usecases.workspaces import find_workspace
 
 
@@ -67,12 +67,7 @@ def register(app: typer.Typer) -> None:
             ws = await find_workspace(rt, workspace)
             source_id: uuid.UUID | None = None
             if source is not None:
-                try:
-                    source_id = uuid.UUID(source)
-                except ValueError:
-                    raise ValidationFailed(
-                        f"--source must be a source id, got {source!r}"
-                    ) from None
+                source_id = await resolve_id(rt, "source", source)
             return await ask_usecase.answer(
                 rt, workspace_id=ws.id, question=question, source_id=source_id
             )

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from marginalia.cli import answer_cmds, ingest_cmds, knowledge_cmds, qa_eval_cmds, research_cmds
+from marginalia.cli import (
+    answer_cmds,
+    ingest_cmds,
+    knowledge_cmds,
+    qa_eval_cmds,
+    research_cmds,
+    source_cmds,
+)
 from marginalia.cli.eval_cmds import eval_app
 from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.config import get_settings
 from marginalia.runtime import Runtime
 from marginalia.usecases import jobs as jobs_usecase
 from marginalia.usecases import workspaces as ws_service
+from marginalia.usecases.lookup import resolve_id
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -32,6 +39,7 @@ ingest_cmds.register(app)
 knowledge_cmds.register(app)
 research_cmds.register(app)
 answer_cmds.register(app)
+source_cmds.register(app)
 qa_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")
 
@@ -113,12 +121,37 @@ def db_downgrade(revision: str) -> None:
 
 
 @db_app.command("status")
-def db_status() -> None:
-    """Show where the database is, its versions and the migration state."""
-    from marginalia.usecases.health import health_report
+def db_status(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
+) -> None:
+    """Show where the data lives, the database's versions and the migration state."""
+    from marginalia.usecases.health import data_locations, health_report
 
-    report = run(with_runtime(health_report, migrate_db=False))
-    console.print_json(json.dumps(report))
+    async def go(rt: Runtime) -> dict[str, object]:
+        return {**(await health_report(rt)), "locations": data_locations(rt)}
+
+    report = run(with_runtime(go, migrate_db=False))
+    if as_json:
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        db = report["database"]
+        where = report["locations"]
+        assert isinstance(db, dict) and isinstance(where, dict)
+        typer.echo(f"status     {report['status']}")
+        for name in ("home", "database", "files", "models", "jobs"):
+            typer.echo(f"{name:<10} {where[name]}")
+        if db.get("reachable"):
+            migration = db.get("migration") or {}
+            typer.echo(f"server     {db.get('server_version')}, pgvector {db.get('pgvector')}")
+            typer.echo(f"migration  {migration.get('current')} (head {migration.get('head')})")
+        else:
+            typer.echo(f"error      {db.get('error')}")
+        model = report["embedding_model"]
+        assert isinstance(model, dict)
+        pinned = model.get("pinned") or {}
+        typer.echo(
+            f"embedding  {model['configured']} ({model['dim']}-d), pinned {pinned.get('model')}"
+        )
     if report["status"] == "unavailable":
         raise typer.Exit(1)
 
@@ -203,40 +236,56 @@ def workspace_delete(
 # ----------------------------------------------------------------------------- jobs
 
 
+JobRef = Annotated[str, typer.Argument(help="Job id, or a unique prefix of it")]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON")]
+
+
 @jobs_app.command("list")
-def jobs_list(limit: int = 20) -> None:
-    """Recent jobs."""
+def jobs_list(limit: int = 20, as_json: JsonFlag = False) -> None:
+    """Recent jobs (a job whose process died shows as failed, interrupted — never running)."""
+    from marginalia.api.schemas import JobOut
 
     async def go(rt: Runtime) -> None:
+        jobs = await jobs_usecase.list_jobs(rt, limit)
+        if as_json:
+            typer.echo(
+                json.dumps(
+                    [JobOut.model_validate(j).model_dump(mode="json") for j in jobs], indent=2
+                )
+            )
+            return
         table = Table("id", "kind", "status", "stage", "progress", "created")
-        for j in await jobs_usecase.list_jobs(rt, limit):
+        for j in jobs:
+            status = "interrupted" if j.interrupted and j.status == "failed" else j.status
             table.add_row(
-                str(j.id),
+                str(j.id)[:8],
                 j.kind,
-                j.status,
+                status,
                 j.stage or "",
                 f"{j.progress:.0%}",
                 f"{j.created_at:%Y-%m-%d %H:%M:%S}",
             )
         console.print(table)
+        console.print("(ids cut to 8 characters: any unique prefix works, e.g. jobs show <id>)")
 
     run(with_runtime(go))
 
 
 @jobs_app.command("show")
-def jobs_show(job_id: uuid.UUID) -> None:
+def jobs_show(job_ref: JobRef, as_json: JsonFlag = True) -> None:
     """A job's state as JSON."""
     from marginalia.api.schemas import JobOut
 
     async def go(rt: Runtime) -> None:
-        job = await jobs_usecase.get_job(rt, job_id)
-        console.print_json(JobOut.model_validate(job).model_dump_json())
+        job = await jobs_usecase.get_job(rt, await resolve_id(rt, "job", job_ref))
+        typer.echo(JobOut.model_validate(job).model_dump_json(indent=2))
 
     run(with_runtime(go))
 
 
-def _requeue_and_follow(job_id: uuid.UUID, *, keep_checkpoint: bool) -> None:
+def _requeue_and_follow(job_ref: str, *, keep_checkpoint: bool) -> None:
     async def go(rt: Runtime) -> None:
+        job_id = await resolve_id(rt, "job", job_ref)
         if keep_checkpoint:
             await jobs_usecase.resume_job(rt, job_id)
         else:
@@ -247,33 +296,34 @@ def _requeue_and_follow(job_id: uuid.UUID, *, keep_checkpoint: bool) -> None:
 
 
 @jobs_app.command("resume")
-def jobs_resume(job_id: uuid.UUID) -> None:
+def jobs_resume(job_ref: JobRef) -> None:
     """Resume a failed or interrupted job from its checkpoint, and follow it."""
-    _requeue_and_follow(job_id, keep_checkpoint=True)
+    _requeue_and_follow(job_ref, keep_checkpoint=True)
 
 
 @jobs_app.command("retry")
-def jobs_retry(job_id: uuid.UUID) -> None:
+def jobs_retry(job_ref: JobRef) -> None:
     """Run a failed job again from the start, and follow it."""
-    _requeue_and_follow(job_id, keep_checkpoint=False)
+    _requeue_and_follow(job_ref, keep_checkpoint=False)
 
 
 @jobs_app.command("cancel")
-def jobs_cancel(job_id: uuid.UUID) -> None:
+def jobs_cancel(job_ref: JobRef) -> None:
     """Cancel a queued or running job."""
 
     async def go(rt: Runtime) -> None:
-        job = await jobs_usecase.cancel_job(rt, job_id)
+        job = await jobs_usecase.cancel_job(rt, await resolve_id(rt, "job", job_ref))
         console.print(f"job {job.id} cancelled")
 
     run(with_runtime(go))
 
 
 @jobs_app.command("follow")
-def jobs_follow(job_id: uuid.UUID) -> None:
+def jobs_follow(job_ref: JobRef) -> None:
     """Follow a job's progress until it finishes."""
 
     async def go(rt: Runtime) -> None:
+        job_id = await resolve_id(rt, "job", job_ref)
         await jobs_usecase.get_job(rt, job_id)
         report_job(await follow_job(rt, job_id))
 

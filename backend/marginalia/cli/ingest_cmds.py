@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
                 uploads.append(upload)
             if not uploads:
                 return 1
-            job = await sources_service.submit_uploads(rt, ws.id, uploads, validated=True)
+            job = (await sources_service.submit_uploads(rt, ws.id, uploads, validated=True)).job
             finished = await follow_job(rt, job.id)
             report_job(finished)
             for item in (finished.result or {}).get("files", []):

@@ -39,9 +39,12 @@ def _print_summary(job: Job) -> None:
         if report.get("status") == "ok":
             console.print(f"  {name:<9} {report.get('found', 0)} results")
         else:
+            line = report.get("summary") or research_usecase.describe_source_failure(
+                name, report.get("reason"), report.get("message")
+            )
             console.print(
-                f"  {name:<9} [yellow]{report.get('status')}[/yellow] "
-                f"({report.get('reason')}): {report.get('message')}"
+                f"  [yellow]{line}[/yellow]"
+                + (" (partly)" if report.get("status") == "partial" else "")
             )
     counts = result.get("counts") or {}
     if counts:

@@ -33,7 +33,7 @@ from marginalia.ingest.dedup import identity_keys as stored_identity_keys
 from marginalia.knowledge.text import jaccard, title_tokens
 from marginalia.knowledge.vectors import embed_leads
 from marginalia.sources.arxiv_client import ArxivClient
-from marginalia.sources.base import SourceClient, SourceError
+from marginalia.sources.base import SourceClient, SourceError, describe_failure
 from marginalia.sources.brave_client import BraveClient
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.openalex_client import OpenAlexClient
@@ -162,9 +162,10 @@ class SearchStages(ResearchRunBase):
             else:
                 status = "partial"
             report.update(status=status, reason=first["reason"], message=first["message"])
+            report["summary"] = describe_failure(client.name, first["reason"], first["message"])
         if report["status"] != "ok":
             await self.emit(
-                f"{client.name}: {report['status']} ({report['reason']}): {report['message']}",
+                report["summary"] + ("" if report["status"] != "partial" else " (partly)"),
                 "search",
                 None,
                 {"source": client.name, **report},

@@ -13,7 +13,7 @@ import asyncio
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,13 +37,12 @@ from marginalia.ingest.dedup import (
     record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument
+from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
 from marginalia.storage import FileStore, content_hash
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, str], Awaitable[None]]
 
 
 class IngestContext(Protocol):
@@ -105,10 +104,6 @@ class IngestOutcome:
             "chunks": self.chunks,
             "pages": self.pages,
         }
-
-
-async def _noop(stage: str, message: str) -> None:
-    return None
 
 
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
@@ -200,14 +195,14 @@ async def _prepare(
             raise NotFoundError(f"no workspace with id {workspace_id}")
         existing = await sources_repo.find_by_hash(session, workspace_id, digest)
         if existing is not None:
-            await progress("dedup", f"{filename}: already in the workspace (same content)")
+            await progress("dedup", f"{filename}: already in the workspace (same content)", 1.0)
             return IngestOutcome(filename, "duplicate", existing.id, "content_hash", 1.0)
         known = await sources_repo.identities(session, workspace_id)
     if pending is not None and digest in pending.digests:
         return _Conflict()
 
     if parsed is None:
-        await progress("parsing", f"parsing {filename}")
+        await progress("parsing", f"parsing {filename}", STAGE_FRACTION["parsing"])
         parsed = await asyncio.to_thread(validate_document, data, filename, content_type, settings)
 
     record = DedupRecord(
@@ -231,7 +226,7 @@ async def _prepare(
     upgrade_of = upgrade_of if upgrade_of in metadata_only else None
     if match is not None and upgrade_of is None:
         await progress(
-            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)"
+            "dedup", f"{filename}: duplicate of an existing source ({match.layer} layer)", 1.0
         )
         return IngestOutcome(
             filename, "duplicate", match.existing_id, match.layer, round(match.score, 4)
@@ -242,7 +237,9 @@ async def _prepare(
     ):
         return _Conflict()
 
-    await progress("chunking", f"chunking {filename} ({parsed.page_count} pages)")
+    await progress(
+        "chunking", f"chunking {filename} ({parsed.page_count} pages)", STAGE_FRACTION["chunking"]
+    )
     embedder = ctx.embedder
     chunks = await asyncio.to_thread(
         chunk_document,
@@ -260,12 +257,30 @@ async def _prepare(
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
-    """The chunk vectors of every document of ``group``, in one embedding call."""
+    """The chunk vectors of every document of ``group``, ``EMBED_REPORT_EVERY`` passages
+    at a time, each document reporting ``embedding n/N`` as its passages are done."""
     embedder = ctx.embedder
+    start_f, end_f = STAGE_FRACTION["embedding"], STAGE_FRACTION["storing"]
     for p in group:
-        await p.progress("embedding", f"embedding {len(p.chunks)} passages of {p.filename}")
+        await p.progress(
+            "embedding", f"embedding 0/{len(p.chunks)} passages of {p.filename}", start_f
+        )
     await ensure_pinned(ctx.db, embedder)
-    vectors = await embedder.embed_documents([c.text for p in group for c in p.chunks])
+    texts = [c.text for p in group for c in p.chunks]
+    owners = [i for i, p in enumerate(group) for _c in p.chunks]
+    parts: list[np.ndarray] = []
+    done = [0] * len(group)
+    for lo in range(0, len(texts), EMBED_REPORT_EVERY):
+        hi = min(lo + EMBED_REPORT_EVERY, len(texts))
+        parts.append(await embedder.embed_documents(texts[lo:hi]))
+        for i in sorted(set(owners[lo:hi])):
+            p = group[i]
+            done[i] += owners[lo:hi].count(i)
+            if done[i] < len(p.chunks):  # the last report is the storing stage's
+                fraction = start_f + (end_f - start_f) * done[i] / len(p.chunks)
+                message = f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}"
+                await p.progress("embedding", message, fraction)
+    vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
     out: list[np.ndarray] = []
     start = 0
     for p in group:
@@ -294,13 +309,13 @@ async def _store(
             other = next((r for r in p.known if r.id == nearest[0][0]), None)
             if other is not None and embedding_layer_applies(p.record, other.has_scholarly_id):
                 await p.progress(
-                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)"
+                    "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
                 )
                 return IngestOutcome(
                     filename, "duplicate", nearest[0][0], "embedding", round(nearest[0][1], 4)
                 )
 
-    await p.progress("storing", f"storing {filename}")
+    await p.progress("storing", f"storing {filename}", STAGE_FRACTION["storing"])
     stored = await asyncio.to_thread(ctx.files.put, p.data)
     meta, keys = p.meta, p.record.keys
     fields: dict[str, Any] = {
@@ -357,7 +372,7 @@ async def _store(
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
     await p.progress(
-        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages"
+        "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
     return IngestOutcome(
         filename, "created", source.id, None, None, len(p.chunks), parsed.page_count
@@ -372,7 +387,7 @@ async def ingest_document(
     filename: str,
     content_type: str | None = None,
     metadata: SourceMetadata | None = None,
-    progress: Progress = _noop,
+    progress: Progress = noop,
     embedding_dedup: bool = False,
 ) -> IngestOutcome:
     """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
@@ -408,7 +423,7 @@ async def ingest_many(
     workspace_id: uuid.UUID,
     items: list[IngestItem],
     *,
-    progress: Callable[[int], Progress] = lambda _i: _noop,
+    progress: Callable[[int], Progress] = lambda _i: noop,
     group_passages: int = GROUP_PASSAGES,
 ) -> AsyncIterator[Result]:
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.
@@ -457,7 +472,9 @@ async def ingest_many(
                 # document alone, which parses faster without the others beside it.
                 top_up()
             try:
-                await progress(position)("parsing", f"parsing {item.filename}")
+                await progress(position)(
+                    "parsing", f"parsing {item.filename}", STAGE_FRACTION["parsing"]
+                )
                 data, parsed = await current
                 prepared = await _prepare(
                     ctx,

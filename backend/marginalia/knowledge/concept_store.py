@@ -79,7 +79,9 @@ async def sync_concepts(
 ) -> ConceptState:
     rows = await repo.list_concepts(session, workspace_id, detached=True)
     by_id = {r.id: r for r in rows}
-    links = await repo.source_concept_links(session, workspace_id)
+    weighted = await repo.source_concept_weights(session, workspace_id)
+    links = [(sid, cid) for sid, cid, _ in weighted]
+    old_weight = {(sid, cid): w for sid, cid, w in weighted}
     old_edges = await repo.list_concept_edges(session, workspace_id)
     present = set(source_ids)
 
@@ -103,7 +105,10 @@ async def sync_concepts(
             per_source[str(sid)] = list(fresh[sid].concepts)
             continue
         items: list[ExtractedConcept] = []
-        for cid in sorted(linked.get(sid, []), key=lambda c: by_id[c].slug if c in by_id else ""):
+        for cid in sorted(
+            linked.get(sid, []),
+            key=lambda c: (-old_weight.get((sid, c), 0.0), by_id[c].slug if c in by_id else ""),
+        ):
             row = by_id.get(cid)
             if row is None:
                 continue
@@ -220,16 +225,38 @@ async def sync_concepts(
     for cid, row in final_rows.items():
         id_of[row.slug] = cid
 
-    # source links
+    # source links, weighted by the concept's rank in its source (1, 1/2, 1/3 …)
     desired_links = {
         (uuid.UUID(sid), id_of[slug_map[cs]])
         for sid, slugs in graph.source_concepts.items()
         for cs in slugs
     }
+    slug_of_key = {k: c.slug for c in graph.concepts for k in c.member_keys}
+    weights: dict[tuple[uuid.UUID, uuid.UUID], float] = {}
+    for source_key, items in per_source.items():
+        rank = 0
+        for item in items:
+            canonical = slug_of_key.get(normalize_concept(item.name))
+            if canonical is None:
+                continue
+            link = (uuid.UUID(source_key), id_of[slug_map[canonical]])
+            if link in desired_links and link not in weights:
+                weights[link] = round(1.0 / (1 + rank), 6)
+                rank += 1
     existing_links = {(s, c) for s, c in links if c in kept_ids and s in present}
     add_links = desired_links - existing_links
     remove_links = existing_links - desired_links
-    await repo.change_source_links(session, sorted(add_links), sorted(remove_links))
+    reweigh = sorted(
+        (link, weights.get(link, 1.0))
+        for link in desired_links & existing_links
+        if abs(old_weight.get(link, 1.0) - weights.get(link, 1.0)) > 1e-9
+    )
+    await repo.change_source_links(
+        session,
+        [(s, c, weights.get((s, c), 1.0)) for s, c in sorted(add_links)],
+        sorted(remove_links),
+        reweigh=[(s, c, w) for (s, c), w in reweigh],
+    )
 
     # concept edges
     desired_edges: dict[tuple[uuid.UUID, uuid.UUID, str], PureConceptEdge] = {}

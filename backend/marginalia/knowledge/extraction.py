@@ -40,11 +40,14 @@ from marginalia.knowledge.sentences import (
     SourceSentence,
     collect_sentences,
     dedupe_key,
+    shown,
     usable,
 )
 from marginalia.knowledge.text import (
     content_tokens,
+    display_text,
     normalize_whitespace,
+    vocabulary,
 )
 
 CLAIM_CHUNK_LIMIT = 15
@@ -251,6 +254,7 @@ def extract_offline(
     abstract_text, abstract_from_chunks = _abstract_text(abstract, ordered)
     own_abstract = None if abstract_from_chunks else abstract_text
     sentences = collect_sentences(title, own_abstract, ordered)
+    vocab = vocabulary(c.text for c in ordered)
     chunk_sents = [s for s in sentences if s.origin == "chunk"]
     abstract_sents = (
         [s.text for s in chunk_sents if s.section == "abstract"]
@@ -260,7 +264,7 @@ def extract_offline(
 
     # summary and tldr
     if abstract_text:
-        summary = normalize_whitespace(abstract_text)
+        summary = display_text(abstract_text, vocab)
         tldr = _tldr(abstract_sents)
     else:
         pool = [s for s in chunk_sents if usable(s.text)][:TEXTRANK_MAX_SENTENCES]
@@ -289,11 +293,11 @@ def extract_offline(
         if key in seen or (s.origin == "abstract" and key in chunk_keys):
             continue
         score = finding_score(s.text)
-        if score <= 0:
+        if score <= 0 or not shown(s.text):
             continue
         seen.add(key)
         claim = ExtractedClaim(
-            text=normalize_whitespace(s.text), chunk_index=s.chunk_index, quote=s.text
+            text=display_text(s.text, vocab), chunk_index=s.chunk_index, quote=s.text
         )
         scored.append((score, s.order, claim))
     top_claims = sorted(scored, key=lambda t: (-t[0], t[1]))[:MAX_CLAIMS]
@@ -301,41 +305,44 @@ def extract_offline(
 
     # key results: results/discussion/conclusion sections of any chunk
     result_scored = [
-        (finding_score(s.text), s.order, normalize_whitespace(s.text))
+        (finding_score(s.text), s.order, display_text(s.text, vocab))
         for s in chunk_sents
         if s.section in RESULT_SECTIONS and usable(s.text)
     ]
-    result_scored = [t for t in result_scored if t[0] > 0]
+    result_scored = [t for t in result_scored if t[0] > 0 and shown(t[2])]
     if not result_scored:
         result_scored = [(sc, order, c.text) for sc, order, c in scored]
     key_results = _top_unique(result_scored, MAX_KEY_RESULTS)
 
     # limitations
     limitations = _unique(
-        normalize_whitespace(s.text)
+        display_text(s.text, vocab)
         for s in sentences
-        if s.origin != "title" and usable(s.text) and _LIMITATION_RE.search(s.text)
+        if s.origin != "title" and _LIMITATION_RE.search(s.text) and shown(s.text)
     )[:MAX_LIMITATIONS]
 
     # thesis
-    thesis = next((normalize_whitespace(t) for t in abstract_sents if _THESIS_RE.search(t)), None)
+    thesis = next(
+        (display_text(t, vocab) for t in abstract_sents if _THESIS_RE.search(t) and shown(t)),
+        None,
+    )
 
     # contributions: abstract + introduction
     intro = [
         s.text for s in chunk_sents if s.section == "introduction" and s.chunk_index in claim_chunks
     ]
     contributions = _unique(
-        normalize_whitespace(t)
+        display_text(t, vocab)
         for t in [*abstract_sents, *intro]
-        if usable(t) and _CONTRIBUTION_RE.search(t)
+        if _CONTRIBUTION_RE.search(t) and shown(t)
     )[:MAX_CONTRIBUTIONS]
 
     # methodology: first sentences of the first methods section
     methodology = None
-    methods = [s for s in chunk_sents if s.section == "methods" and usable(s.text)]
+    methods = [s for s in chunk_sents if s.section == "methods" and shown(s.text)]
     if methods:
         first_chunk = methods[0].chunk_index
-        parts = [normalize_whitespace(s.text) for s in methods if s.chunk_index == first_chunk][:3]
+        parts = [display_text(s.text, vocab) for s in methods if s.chunk_index == first_chunk][:3]
         text = ""
         for p in parts:
             if text and len(text) + len(p) + 1 > 600:

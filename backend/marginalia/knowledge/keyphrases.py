@@ -9,6 +9,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from marginalia.knowledge.background import Background, load_background
+from marginalia.knowledge.concept_filter import (
+    concept_allowed,
+    mmr_order,
+    token_similarity,
+    weight_of,
+)
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import WORD_SPAN_RE, SourceSentence, usable
@@ -24,7 +31,10 @@ _I = re.IGNORECASE
 MAX_DATASETS = 10
 
 
-MAX_CONCEPTS = 12
+MAX_CONCEPTS = 15
+SHORT_SOURCE_SENTENCES = 30
+"""A source with fewer body sentences (an abstract-only record) keeps once-used phrases
+of its abstract as concept candidates."""
 
 
 _DATASET_KEYWORDS = wordset("dataset datasets corpus corpora benchmark benchmarks treebank")
@@ -49,7 +59,7 @@ _PHRASE_SPLIT = STOP_WORDS | wordset(
     enable enables enabled perform performs performed evaluate evaluates evaluated find finds
     found suggest suggests suggested indicate indicates indicated make makes made yield yields
     yielded consider considers considered compare compares compared study studies studied
-    investigate investigates investigated explore explores explored focus focuses focused lead
+    investigate investigates investigated explore explores explored focuses focused lead
     leads led help helps helped apply applies applied address addresses addressed describe
     describes described develop develops developed design designs aim aims aimed leverage
     leverages leveraged exploit exploits exploited remain remains remained report reports
@@ -70,13 +80,16 @@ _PHRASE_SPLIT = STOP_WORDS | wordset(
     encoded take taking makes making based across toward towards suffer suffers suffered
     benefit benefits benefited tend tends tended appear appears appeared seem seems seemed
     become becomes became remain achieve achieving proposing showing using via whose differ
-    differs differed expensive handles computes relies needs speeds
+    differs differed expensive handles computes relies need needs speeds consists consist
+    consisted eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
+    twenty thirty forty fifty hundred hundreds thousand thousands million millions
     """
 )
 
 
 _EDGE_WORDS = wordset(
     """
+    familiar standard potential appropriate future possible likely
     new novel existing recent different various several multiple many previous prior current
     proposed simple effective good better best strong stronger high higher low lower first
     second third main key important significant additional further specific overall same
@@ -104,7 +117,10 @@ _GENERIC_UNIGRAMS = wordset(
 )
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-’'_][A-Za-z0-9]+)*|\d+(?:\.\d+)?|[^\sA-Za-z0-9]")
+_TOKEN_RE = re.compile(
+    r"[A-Za-z][A-Za-z0-9]*(?:[-’'_][A-Za-z0-9]+)*|\d+[A-Za-z][A-Za-z0-9]*(?:[-’'_][A-Za-z0-9]+)*"
+    r"|\d+(?:\.\d+)?|[^\sA-Za-z0-9]"
+)
 
 
 _NOMINAL_ING = wordset(
@@ -120,6 +136,17 @@ _NOMINAL_ING = wordset(
 
 
 _ADJECTIVE_SUFFIXES = ("able", "ible", "ous", "ive", "ful", "less", "ical", "istic", "tic")
+
+
+_NOMINAL_ED = wordset(
+    """
+    supervised unsupervised semisupervised pretrained labeled labelled unlabeled unlabelled
+    structured semistructured unstructured randomized randomised controlled mixed grounded
+    weighted distributed embedded advanced integrated automated annotated
+    """
+)
+"""Past participles that start established terms ("supervised learning", "randomized
+controlled trial"); other ``-ed`` words start no phrase ("deployed scalable system")."""
 
 
 _ED_NOUNS = wordset("speed seed need feed embed bed breed red shed bleed greed weed deed")
@@ -140,6 +167,8 @@ class _Candidate:
     in_title: bool = False
     in_abstract: bool = False
     first: int = 1 << 30
+    heads: int = 0
+    """Occurrences that end a noun-phrase run (the phrase is the head, not a modifier)."""
     surfaces: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -184,14 +213,20 @@ def _occurrence_weight(sent: SourceSentence) -> float:
     return 1.0 / (1.0 + 0.1 * max(sent.chunk_pos, 0))
 
 
+_ALNUM = re.compile(r"[^0-9a-z]+")
+_LINE_BREAK_HYPHEN = re.compile(r"([a-z])[-\u00ad]\s+([a-z])")
+"""A word broken across lines ("construc- tions"): joined before phrases are cut."""
+
+
 def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     """Maximal runs of content words: list of (token, is_sentence_initial)."""
     runs: list[list[tuple[str, bool]]] = []
     current: list[tuple[str, bool]] = []
     first_word_seen = False
+    sentence = _LINE_BREAK_HYPHEN.sub(r"\1\2", sentence)
     for m in _TOKEN_RE.finditer(sentence):
         tok = m.group()
-        is_word = tok[0].isalpha()
+        is_word = tok[0].isalpha() or (tok[0].isdigit() and any(c.isalpha() for c in tok))
         initial = is_word and not first_word_seen
         if is_word:
             first_word_seen = True
@@ -201,6 +236,13 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
         if (
             not is_word
             or low in _PHRASE_SPLIT
+            or (
+                low.endswith("ing")
+                and len(low) > 5
+                and low not in _NOMINAL_ING
+                and "-" not in low
+                and not tok[:1].isupper()
+            )
             or (len(tok) < 2 and not tok.isupper())
             or (
                 low.endswith("ly")
@@ -220,7 +262,15 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
 
 def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candidate]:
     cands: dict[str, _Candidate] = {}
+    seen: set[str] = set()
+    own_abstract = any(s.origin == "abstract" for s in sentences)
     for sent in sentences:
+        if own_abstract and sent.origin == "chunk" and sent.section == "abstract":
+            continue  # the abstract given apart is counted once
+        key = _ALNUM.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text).casefold())
+        if key in seen:  # the abstract given apart and again as the first chunk
+            continue
+        seen.add(key)
         weight = _occurrence_weight(sent)
         title_case = sent.origin == "title"
         for run in _runs(sent.text):
@@ -239,6 +289,14 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     ):
                         continue
                     if (
+                        n > 1
+                        and first.endswith("ed")
+                        and first not in _NOMINAL_ED
+                        and "-" not in first
+                        and not gram[0][0][:1].isupper()
+                    ):
+                        continue
+                    if (
                         last.endswith("ed")
                         and len(last) > 4
                         and last not in _ED_NOUNS
@@ -249,6 +307,7 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                         n == 1
                         and first.endswith(_ADJECTIVE_SUFFIXES)
                         and not is_acronym(gram[0][0])
+                        and not (gram[0][0][:1].isupper() and not gram[0][1])
                     ):
                         continue
                     if n == 1 and (
@@ -268,6 +327,7 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     cand.in_title |= sent.origin == "title"
                     cand.in_abstract |= sent.origin == "abstract"
                     cand.first = min(cand.first, sent.order)
+                    cand.heads += i + n == n_run
                     cand.surfaces[surface] += 1
     return cands
 
@@ -285,7 +345,20 @@ def _count_long_form(long: str, sentences: Sequence[SourceSentence]) -> _Candida
         cand.in_title |= sent.origin == "title"
         cand.in_abstract |= sent.origin == "abstract"
         cand.first = min(cand.first, sent.order)
+    cand.heads = cand.count
     return cand
+
+
+def _best_surface(c: _Candidate) -> str:
+    if not c.surfaces:
+        return c.key
+    return sorted(c.surfaces.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def specific_enough(c: _Candidate, background: Background) -> bool:
+    """:func:`~marginalia.knowledge.concept_filter.concept_allowed` for a candidate: its
+    most common surface form, and the share of its occurrences that head a phrase."""
+    return concept_allowed(_best_surface(c), c.key, background, heads=c.heads, count=c.count)
 
 
 def _gram_tokens(c: _Candidate) -> list[str]:
@@ -336,10 +409,20 @@ def extract_keyphrases(
             cands[long_cand.key] = long_cand
         short_of_long[long_cand.key] = short_form
 
+    background = load_background()
+    short_source = sum(1 for s in sentences if s.origin == "chunk") < SHORT_SOURCE_SENTENCES
+    defined = set(short_of_long) | {normalize_concept(a) for a in acronyms}
+
     def eligible(c: _Candidate) -> bool:
+        if c.key not in defined and not specific_enough(c, background):
+            return False
+        surface = _best_surface(c)
+        if c.key not in defined and is_acronym(surface) and len(surface) <= 2 and c.count < 5:
+            return False  # "CS", "KB": undefined two-letter short forms seen a few times
         if c.count >= 2:
             return True
-        return c.n_tokens >= 2 and (c.in_title or c.in_abstract)
+        # a once-used phrase counts in the title, or in the abstract of a short source
+        return c.n_tokens >= 2 and (c.in_title or (c.in_abstract and short_source))
 
     pool = {k: c for k, c in cands.items() if eligible(c)}
     tokens = {k: _gram_tokens(pool[k]) for k in pool}
@@ -402,13 +485,20 @@ def extract_keyphrases(
 
     def final_score(c: _Candidate) -> float:
         factor = _LENGTH_FACTOR.get(min(c.n_tokens, 4), 2.0) if c.count >= 2 else 1.0
-        return c.score * factor
+        return c.score * factor * weight_of(c.key, background)
 
     ranked = sorted(
         merged.items(), key=lambda kv: (-round(final_score(kv[1][0]), 9), kv[1][0].first, kv[0])
     )
+    keys = [k for k, _ in ranked]
+    ranked = mmr_order(
+        ranked,
+        [final_score(c) for _, (c, _n, _l) in ranked],
+        lambda i, j: token_similarity(keys[i], keys[j]),
+        limit=limit,
+    )
     out: list[ExtractedConcept] = []
-    for _key, (_cand, concept_name, concept_long) in ranked[:limit]:
+    for _key, (_cand, concept_name, concept_long) in ranked:
         out.append(
             ExtractedConcept(
                 name=concept_name,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from marginalia.knowledge.concept_filter import filter_concepts
 from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline
 from marginalia.knowledge.schemas import EvidenceJudgement, ExtractedClaim, Extraction
 from marginalia.knowledge.sentences import ChunkText
@@ -147,8 +148,10 @@ async def extract_source(
                 call="extraction",
             )
             claims = _verified_claims(result.claims, abstract, chunks, limit)
+            text = "\n".join([title or "", abstract or "", *(c.text for c in chunks)])
+            concepts = filter_concepts(result.concepts, text)
             return ExtractionResult(
-                result.model_copy(update={"claims": claims}),
+                result.model_copy(update={"claims": claims, "concepts": concepts}),
                 engine_label(provider, "extraction", since=mark),
             )
         except LLMError as exc:

@@ -19,8 +19,16 @@ from marginalia.knowledge.views import (
     GraphEdge,
     GraphNode,
     GraphView,
+    WikiCitationView,
     WikiPageSummary,
     WikiPageView,
+)
+from marginalia.knowledge.wiki import (
+    CitationTarget,
+    broken_links,
+    extract_citations,
+    reader_href,
+    render_citations,
 )
 
 
@@ -119,10 +127,13 @@ async def graph_view(
                 data={"evidence": ce.evidence},
             )
         )
-    for mid, content, cited in syntheses:
+    for mid, content, cited, question, n_claims in syntheses:
         nodes.append(
             GraphNode(
-                id=f"synthesis:{mid}", type="synthesis", label=normalize_whitespace(content)[:80]
+                id=f"synthesis:{mid}",
+                type="synthesis",
+                label=normalize_whitespace(question or content)[:80],
+                data={"question": question, "claims": n_claims},
             )
         )
         for item in cited:
@@ -221,16 +232,53 @@ async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: st
             raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
         revisions = await repo.revision_count(session, page.id)
         backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
+        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+        titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
+        markers = extract_citations(page.body)
+        ids: list[uuid.UUID] = []
+        for sid_text, _ in markers:
+            try:
+                ids.append(uuid.UUID(sid_text))
+            except ValueError:
+                continue
+        pages = await repo.cited_chunk_pages(
+            session, sorted(set(ids), key=str), [i for _, i in markers if i is not None]
+        )
+    targets: dict[tuple[str, int | None], CitationTarget] = {}
+    citations: list[WikiCitationView] = []
+    for sid_text, index in markers:
+        try:
+            sid = uuid.UUID(sid_text)
+        except ValueError:
+            continue
+        if sid not in titles:
+            continue
+        target = CitationTarget(
+            str(sid), index, titles[sid], pages.get((sid, index)) if index is not None else None
+        )
+        targets[(sid_text, index)] = target
+        citations.append(
+            WikiCitationView(
+                source_id=sid,
+                chunk_index=index,
+                title=target.title,
+                page=target.page,
+                href=reader_href(str(workspace_id), target),
+            )
+        )
     return WikiPageView(
         slug=page.slug,
         title=page.title,
         revision=page.revision,
         links=list(page.links),
         updated_at=page.updated_at,
-        body=page.body,
+        body=render_citations(page.body, targets, str(workspace_id)),
+        body_raw=page.body,
         cited=list(page.cited),
+        citations=citations,
         revisions=revisions,
         backlinks=backlinks,
+        broken_links=broken_links(page.body, known),
     )
 
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from marginalia.knowledge.text import (
+    is_prose,
     normalize_whitespace,
     sentence_spans,
 )
@@ -77,6 +78,12 @@ def usable(sentence: str) -> bool:
     return (
         MIN_SENTENCE_CHARS <= n <= MAX_SENTENCE_CHARS and sum(c.isalpha() for c in sentence) > n / 2
     )
+
+
+def shown(sentence: str) -> bool:
+    """:func:`usable` and a prose sentence (:func:`~marginalia.knowledge.text.is_prose`):
+    what claims, takeaways and wiki pages may show."""
+    return usable(sentence) and is_prose(sentence)
 
 
 def dedupe_key(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Set
+from functools import lru_cache
 
 
 def wordset(words: str) -> frozenset[str]:
@@ -193,3 +194,181 @@ def slugify(name: str) -> str:
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
     return slug or "untitled"
+
+
+# ---------------------------------------------------------------------------- display text
+
+_BREAK_HYPHEN_RE = re.compile(r"(?<![\w-])((?:[^\W_]+-)*)([^\W\d_]\w*)-\s+([^\W\d_]\w*)")
+_SUSPENDED = frozenset({"and", "or", "nor", "to"})
+
+
+def vocabulary(texts: Iterable[str]) -> frozenset[str]:
+    """Lower-case words (hyphenated compounds included, line-break ones excluded) of
+    ``texts``: what :func:`dehyphenate` consults to tell ``cor- pus`` from ``state- of``."""
+    words: set[str] = set()
+    for text in texts:
+        words.update(w.casefold() for w in re.findall(r"[^\W_]+(?:-[^\W_]+)*", text))
+    return frozenset(words)
+
+
+def dehyphenate(text: str, vocab: Set[str] | None = None) -> str:
+    """Undo line-break hyphenation: ``"cor- pus"`` → ``"corpus"``.
+
+    A hyphen right after a letter and followed by whitespace joins the two halves:
+    with a hyphen where the document writes the compound hyphenated elsewhere (``vocab``
+    holds ``"inter-annotator"``) or the second half is a function word (``state- of``); as one
+    word where ``vocab`` knows it, or by default; unchanged before ``and``/``or``/``to``
+    (a suspended hyphen, ``pre- and post-training``). Capitalised second halves keep the
+    hyphen (``BERT- Base``) unless both halves are upper case (``SQuAL- ITY``).
+    """
+    known = vocab or frozenset()
+
+    def join(m: re.Match[str]) -> str:
+        prefix, left, right = m.group(1), m.group(2), m.group(3)
+        lo_left, lo_right = left.casefold(), right.casefold()
+        if lo_right in _SUSPENDED:
+            return m.group(0)
+        hyphenated, joined = f"{lo_left}-{lo_right}", lo_left + lo_right
+        keep = f"{prefix}{left}-{right}"
+        if prefix or (hyphenated in known and joined not in known):
+            return keep  # a compound that goes on ("state-of-the- art")
+        if joined in known:
+            return prefix + left + right
+        if lo_right in STOP_WORDS:
+            return keep
+        if right[:1].isupper() and not (left[-1:].isupper() and right.isupper()):
+            return keep
+        return prefix + left + right
+
+    return _BREAK_HYPHEN_RE.sub(join, text)
+
+
+_LEADING_HEADING_RE = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*\.?\s+)?(?:ABSTRACT|INTRODUCTION|BACKGROUND|MATERIALS AND METHODS|METHODS|"
+    r"RESULTS AND DISCUSSION|RESULTS|DISCUSSION|CONCLUSIONS?)\s+)(?=[A-Z][a-z]|[A-Z]+\s+[a-z])"
+)
+
+
+def display_text(text: str, vocab: Set[str] | None = None) -> str:
+    """A passage's sentence as shown: one line, line-break hyphenation undone, a section
+    heading the PDF ran into its first sentence (``"RESULTS The …"``) dropped."""
+    return _LEADING_HEADING_RE.sub("", dehyphenate(normalize_whitespace(text), vocab))
+
+
+_URL_RE = re.compile(r"https?://|www\.|\b[\w.-]+\.(?:org|com|edu|net|gov)/", re.IGNORECASE)
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+_LICENCE_RE = re.compile(
+    r"©|\(c\) \d{4}|\bcopyright\b|creative commons|\blicen[cs]e[ed]?\b|\bcc[- ]by\b|"
+    r"open access article|all rights reserved|\bpermission (?:is|to)\b|distributed under the terms|"
+    r"paid for this article|full list of author information|\bpublished by\b",
+    re.IGNORECASE,
+)
+_FRONT_MATTER_RE = re.compile(
+    r"^\s*(?:\*?\s*correspondence|keywords?|key words|received|accepted|published|"
+    r"corresponding author|e-?mail|affiliations?|author details|citation)\s*:",
+    re.IGNORECASE,
+)
+_AFFILIATION_RE = re.compile(
+    r"\b(?:universit(?:y|ies|é|ät|at)|institute|department|faculty|school of|college|"
+    r"laborator(?:y|ies)|centre|center|hospital|inc|ltd|gmbh)\b",
+    re.IGNORECASE,
+)
+_RUNNING_HEADER_RE = re.compile(
+    r"\bpage \d+ of \d+\b|\bproceedings of the\b.*\bpages? \d+|\bvol(?:ume)?\.? \d+\b.*\b\d{4}\b"
+    r"|\b\d{4},\s*\d+:\d+\b|journal compilation|\bet al\.\s*(?:[A-Z][\w&]+\s+){1,6}\d{4}",
+    re.IGNORECASE,
+)
+_REFERENCE_RE = re.compile(
+    r"(?i:\bin proceedings of\b|\barxiv preprint\b|\barxiv:\s*\d|\bdoi:|\bpp\.\s*\d)|"
+    r"\b\d+\s*\(\d+\)\s*:\s*\d+|^\s*\[\d+\]\s+[A-Z]|^\s*\d+\.\s+[A-Z][\w'-]+,\s+[A-Z]\.|"
+    r"^\s*[A-Z][\w'-]+,\s+(?:[A-Z]\.\s*)+(?:,|and|&)|\(\d{4}[a-z]?\)\.\s+[A-Z]|"
+    r"\bet al\.\s*\(?\d{4}[a-z]?\)?\.\s+[A-Z]",
+)
+_STRONG_MATH = frozenset("∑∏∫√∞∈∉⊂⊆∪∩∀∃∂∇ŒŁ→←⇒")
+_WEAK_MATH = frozenset("=+−×÷<>^_{}|≤≥≈≠")
+_PLUS_MINUS_RE = re.compile(r"\+\s?−|±")
+_CITE_NUMBERS_RE = re.compile(r"\[\d+(?:\s*[-–,]\s*\d+)*\]")
+_VANCOUVER_RE = re.compile(
+    r"^(?:[A-Z][\w'’-]+ [A-Z]{1,3}(?: Jr)?, )+(?:[A-Z][\w'’-]+ [A-Z]{1,3}|et al)[:.]"
+)
+_CAPTION_RE = re.compile(
+    r"^(?:Table|Figure|Fig\.|Scheme|Algorithm)\s*[A-Z]?\d+[.:]?\s+(?:\(|[A-Z])"
+)
+_HEADING_WORD_RE = re.compile(
+    r"\b(?:ABSTRACT|INTRODUCTION|BACKGROUND|METHODS?|MATERIALS|RESULTS|DISCUSSION|CONCLUSIONS?|"
+    r"REFERENCES|ACKNOWLEDGE?MENTS?)\b|\bKeywords\b|\bR E S\b"
+)
+_LETTER_SPACED_RE = re.compile(r"(?:\b[A-Z]\s){3,}")
+_ENDS_SENTENCE_RE = re.compile(r"[.!?][\"'”’)\]]*$")
+MAX_PROSE_CHARS = 450
+_BULLETS_RE = re.compile(r"(?:^|\s)-\s+\S")
+
+
+@lru_cache(maxsize=32768)
+def prose_problem(sentence: str) -> str | None:
+    """Why ``sentence`` is not a prose sentence worth showing (None when it is).
+
+    Rejected: front matter (correspondence, keywords, e-mail addresses), affiliations,
+    licence and copyright text, running headers and footers, reference-list entries, URLs,
+    equations and table rows (many symbols, numbers or one-letter tokens), lists, and text
+    that does not read as a sentence (starts in the middle of one, few lower-case words or
+    function words). Deterministic; tuned on the shared PDFs' first pages."""
+    text = display_text(sentence)
+    words = text.split()
+    if len(words) < 6:
+        return "too short"
+    if len(text) > MAX_PROSE_CHARS:
+        return "too long (text run together)"
+    if not _ENDS_SENTENCE_RE.search(text):
+        return "does not end as a sentence"
+    if _CAPTION_RE.search(text):
+        return "caption"
+    if _HEADING_WORD_RE.search(text) or _LETTER_SPACED_RE.search(text):
+        return "heading run into the text"
+    first = text[0]
+    if not (first.isupper() or first.isdigit() or first in "\"'“‘("):
+        return "starts mid-sentence"
+    if _FRONT_MATTER_RE.search(text):
+        return "front matter"
+    if _EMAIL_RE.search(text):
+        return "e-mail address"
+    if _URL_RE.search(text):
+        return "URL"
+    if _LICENCE_RE.search(text):
+        return "licence or copyright text"
+    if _RUNNING_HEADER_RE.search(text):
+        return "running header"
+    if _REFERENCE_RE.search(text) or _VANCOUVER_RE.search(text):
+        return "reference entry"
+    if len(_BULLETS_RE.findall(text)) >= 3 or any(b in text for b in "•▪◦"):
+        return "list"
+    tokens = _WORD_RE.findall(_CITE_NUMBERS_RE.sub(" ", text))
+    if not tokens:
+        return "no words"
+    if any(ch in _STRONG_MATH for ch in text):
+        return "equation or symbols"
+    weak = sum(ch in _WEAK_MATH for ch in _PLUS_MINUS_RE.sub(" ", text))
+    if weak >= 5 or weak / len(text) > 0.03:
+        return "equation or symbols"
+    numeric = sum(any(c.isdigit() for c in t) for t in tokens)
+    if numeric / len(tokens) > 0.4:
+        return "numbers or table row"
+    single = sum(len(t) == 1 and t.casefold() not in {"a", "i"} and not t.isdigit() for t in tokens)
+    if single / len(tokens) > 0.15:
+        return "equation or letter-spaced text"
+    lower = sum(t[:1].islower() for t in tokens)
+    if lower / len(tokens) < 0.4:
+        return "few lower-case words (heading, names or affiliation)"
+    function = sum(t.casefold() in STOP_WORDS for t in tokens)
+    if function / len(tokens) < 0.08:
+        return "few function words"
+    if _AFFILIATION_RE.search(text):
+        capital = sum(t[:1].isupper() for t in tokens)
+        if capital / len(tokens) > 0.55 or (text.count(",") >= 3 and function / len(tokens) < 0.2):
+            return "affiliation"
+    return None
+
+
+def is_prose(sentence: str) -> bool:
+    """:func:`prose_problem` found nothing."""
+    return prose_problem(sentence) is None

@@ -78,11 +78,25 @@ class WikiPageSummary(BaseModel):
     updated_at: datetime
 
 
+class WikiCitationView(BaseModel):
+    source_id: uuid.UUID
+    chunk_index: int | None
+    title: str = Field(description="the cited source's title ('' when it was removed)")
+    page: int | None = Field(description="first page of the cited passage")
+    href: str = Field(description="the web app's reader URL of the passage")
+
+
 class WikiPageView(WikiPageSummary):
-    body: str
+    body: str = Field(
+        description="Markdown; citations rendered as links labelled with the source's title "
+        "and page, pointing at the reader (/w/<ws>/read/<source>?page=N&chunk=I)"
+    )
+    body_raw: str = Field(description="the stored Markdown, citations as [source:<id>#<chunk>]")
     cited: list[Any]
+    citations: list[WikiCitationView] = Field(description="every citation, in order of appearance")
     revisions: int
-    backlinks: list[str]
+    backlinks: list[str] = Field(description="slugs of the pages that link here")
+    broken_links: list[str] = Field(description="[[slug]] links of this page that name no page")
 
 
 class PathStepView(BaseModel):

@@ -174,3 +174,53 @@ def write_concept_pages(
             )
         )
     return pages
+
+
+@dataclass(frozen=True)
+class CitationTarget:
+    """What a citation marker points at, as a reader sees it."""
+
+    source_id: str
+    chunk_index: int | None
+    title: str
+    page: int | None
+
+
+def reader_href(workspace_id: str, target: CitationTarget) -> str:
+    """The web app's reader URL of a cited passage (``/w/<ws>/read/<source>?page=N&chunk=I``)."""
+    query = []
+    if target.page is not None:
+        query.append(f"page={target.page}")
+    if target.chunk_index is not None:
+        query.append(f"chunk={target.chunk_index}")
+    return f"/w/{workspace_id}/read/{target.source_id}" + ("?" + "&".join(query) if query else "")
+
+
+def citation_label(target: CitationTarget, *, max_title: int = 60) -> str:
+    """``"SPECTER: Document-level …, p. 3"``: the source's title (shortened) and page."""
+    title = normalize_whitespace(target.title) or "untitled source"
+    if len(title) > max_title:
+        title = title[: max_title - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return f"{title}, p. {target.page}" if target.page is not None else title
+
+
+def render_citations(
+    body: str,
+    targets: Mapping[tuple[str, int | None], CitationTarget],
+    workspace_id: str,
+) -> str:
+    """Markdown with every ``[source:<id>#<chunk>]`` marker replaced by a link labelled with
+    the source's title and page, pointing at the reader (:func:`reader_href`). A marker whose
+    source is gone becomes "(source removed)"."""
+
+    def link(m: re.Match[str]) -> str:
+        key = (m.group(1), int(m.group(2)) if m.group(2) else None)
+        target = targets.get(key) or targets.get((key[0], None))
+        if target is None:
+            return "(source removed)"
+        if target.chunk_index != key[1]:
+            target = CitationTarget(target.source_id, key[1], target.title, target.page)
+        label = citation_label(target).replace("[", "(").replace("]", ")")
+        return f"([{label}]({reader_href(workspace_id, target)}))"
+
+    return _CITATION_RE.sub(link, body)

@@ -18,7 +18,14 @@ from marginalia.embed.base import Embedder
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.concept_store import ConceptState
-from marginalia.knowledge.text import normalize_whitespace, sentence_spans, slugify
+from marginalia.knowledge.sentences import SKIP_SECTIONS, shown
+from marginalia.knowledge.text import (
+    display_text,
+    normalize_whitespace,
+    sentence_spans,
+    slugify,
+    vocabulary,
+)
 from marginalia.knowledge.vectors import embed_leads, lead_piece
 from marginalia.knowledge.wiki import (
     CitedSentence,
@@ -56,19 +63,28 @@ _CITATION_MARK = re.compile(r"\[source:[^\]]+\]")
 def _wiki_sentences(
     chunks: Sequence[Chunk], abstract: str | None, sid: str, claim_chunk_limit: int
 ) -> list[CitedSentence]:
+    """Prose sentences of the source's first chunks (its abstract when they have none),
+    shown with line-break hyphenation undone."""
     out: list[CitedSentence] = []
+    vocab = vocabulary([*(c.text for c in chunks), abstract or ""])
+
+    def keep(sentence: str) -> bool:
+        return MIN_WIKI_SENTENCE_CHARS <= len(sentence) <= MAX_WIKI_SENTENCE_CHARS and shown(
+            sentence
+        )
+
     for chunk in chunks:
-        if chunk.chunk_index >= claim_chunk_limit:
+        if chunk.chunk_index >= claim_chunk_limit or chunk.section_type in SKIP_SECTIONS:
             continue
         for s, e in sentence_spans(chunk.text):
             sentence = chunk.text[s:e]
-            if MIN_WIKI_SENTENCE_CHARS <= len(sentence) <= MAX_WIKI_SENTENCE_CHARS:
-                out.append(CitedSentence(sentence, sid, chunk.chunk_index))
+            if keep(sentence):
+                out.append(CitedSentence(display_text(sentence, vocab), sid, chunk.chunk_index))
     if not out and abstract:
         for s, e in sentence_spans(abstract):
             sentence = abstract[s:e]
-            if MIN_WIKI_SENTENCE_CHARS <= len(sentence) <= MAX_WIKI_SENTENCE_CHARS:
-                out.append(CitedSentence(sentence, sid, None))
+            if keep(sentence):
+                out.append(CitedSentence(display_text(sentence, vocab), sid, None))
     return out
 
 

@@ -65,3 +65,45 @@ class SourceClient(Protocol):
     async def search(self, query: str, *, limit: int) -> list[Candidate]:
         """Up to ``limit`` candidates for ``query``; raises :class:`SourceError`."""
         ...
+
+
+_NAMES = {"arxiv": "arXiv", "openalex": "OpenAlex", "brave": "Brave", "catalog": "catalog"}
+_CAUSES = (
+    (
+        "DNS",
+        (
+            "name resolution",
+            "nameresolution",
+            "name or service not known",
+            "getaddrinfo",
+            "nodename nor servname",
+            "no address associated",
+        ),
+    ),
+    ("connection refused", ("refused",)),
+    ("TLS", ("ssl", "certificate", "tls")),
+    ("connection reset", ("reset", "broken pipe", "remote end closed", "disconnected")),
+    ("proxy", ("proxy",)),
+)
+
+
+def describe_failure(source: str, reason: str | None, message: str | None) -> str:
+    """One line for people: ``arXiv: unreachable (DNS)``, ``OpenAlex: timeout``,
+    ``Brave: not configured (set MARGINALIA_SOURCES__BRAVE_API_KEY)`` — never the raw
+    exception text of the HTTP library."""
+    name = _NAMES.get(source, source)
+    text = (message or "").lower()
+    if reason == "not_configured":
+        hint = message.split(": ", 1)[-1] if message and ": " in message else message
+        return f"{name}: not configured" + (f" ({hint})" if hint else "")
+    if reason == "http_status":
+        status = next(
+            (w for w in text.replace("(", " ").split() if w.isdigit() and len(w) == 3), None
+        )
+        return f"{name}: HTTP error" + (f" ({status})" if status else "")
+    if reason == "timeout":
+        return f"{name}: timeout"
+    if reason == "bad_response":
+        return f"{name}: unreadable response"
+    cause = next((label for label, words in _CAUSES if any(w in text for w in words)), None)
+    return f"{name}: {(reason or 'failed').replace('_', ' ')}" + (f" ({cause})" if cause else "")

@@ -22,14 +22,14 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from marginalia.answer.calibration import Calibration, load_calibration
 from marginalia.answer.locations import locate_claims
 from marginalia.answer.routing import Scope, load_scope
-from marginalia.answer.schemas import Answer, Route
+from marginalia.answer.schemas import Answer, AnswerSummary, AskSource, Route
 from marginalia.answer.service import answer_from_context, cited_sources, retrieve
 from marginalia.answer.streaming import source_entry, token_pieces
 from marginalia.db.models import Conversation, Message
@@ -49,15 +49,19 @@ class AskMeta(BaseModel):
     """Every numbered passage of the context, before any token (``[n]`` marks are
     clickable as they arrive)."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     type: Literal["meta"] = "meta"
     conversation_id: str | None
     title: str | None
     route: Route
-    sources: list[dict[str, Any]]
+    sources: list[AskSource]
 
 
 class AskToken(BaseModel):
     """A word-sized piece of the validated answer text (or of the refusal)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
     type: Literal["token"] = "token"
     text: str
@@ -66,10 +70,12 @@ class AskToken(BaseModel):
 class AskDone(BaseModel):
     """The stored assistant message and the answer's summary."""
 
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     type: Literal["done"] = "done"
     message_id: str | None
     conversation_id: str | None
-    answer: dict[str, Any]
+    answer: AnswerSummary
     _full: Answer | None = PrivateAttr(default=None)
 
     @property
@@ -80,6 +86,8 @@ class AskDone(BaseModel):
 
 
 class AskError(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
     type: Literal["error"] = "error"
     error: str
     detail: str
@@ -199,7 +207,7 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             conversation_id=str(conversation.id) if conversation else None,
             title=conversation.title if conversation else None,
             route=context.route,
-            sources=[source_entry(p) for p in context.passages],
+            sources=[AskSource(**source_entry(p)) for p in context.passages],
         )
         answer = await answer_from_context(
             rt,
@@ -219,7 +227,7 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
         done = AskDone(
             message_id=str(message.id) if message else None,
             conversation_id=str(conversation.id) if conversation else None,
-            answer=answer.summary(),
+            answer=AnswerSummary(**answer.summary()),
         )
         done._full = answer
         yield done

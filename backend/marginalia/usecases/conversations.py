@@ -1,4 +1,4 @@
-"""Conversations: list a workspace's (or one paper's), read one with its messages, delete.
+"""Conversations: list a workspace's (or one paper's), read one with its messages, rename, delete.
 (Asking — which creates and extends them — is :mod:`marginalia.usecases.ask`.)"""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import uuid
 from marginalia.answer.routing import load_scope
 from marginalia.db.models import Conversation, Message
 from marginalia.db.repositories import conversations as repo
-from marginalia.errors import NotFoundError
+from marginalia.errors import NotFoundError, ValidationFailed
 from marginalia.runtime import Runtime
 
 
@@ -43,3 +43,14 @@ async def delete_conversation(rt: Runtime, conversation_id: uuid.UUID) -> None:
         if conversation is None:
             raise NotFoundError(f"no conversation with id {conversation_id}")
         await repo.delete(session, conversation)
+
+
+async def rename_conversation(rt: Runtime, conversation_id: uuid.UUID, title: str) -> Conversation:
+    title = " ".join(title.split())
+    if not title:
+        raise ValidationFailed("a conversation's title cannot be blank")
+    async with rt.db.transaction() as session:
+        conversation = await repo.get(session, conversation_id)
+        if conversation is None:
+            raise NotFoundError(f"no conversation with id {conversation_id}")
+        return await repo.rename(session, conversation, title)

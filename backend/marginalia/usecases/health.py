@@ -73,3 +73,30 @@ async def _redis_ping(url: str) -> bool:
         return False
     finally:
         await client.aclose()
+
+
+def data_locations(rt: Runtime) -> dict[str, Any]:
+    """Where this process's data lives (``marginalia db status``; not served over HTTP):
+    the home, the database (the embedded server's data directory, or the external URL
+    with its password masked), stored files and models."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    settings = rt.settings
+    location = rt.db.location
+    if location.embedded:
+        database = f"embedded PostgreSQL, data in {settings.pgdata_dir}"
+    else:
+        parts = urlsplit(location.url)
+        netloc = parts.netloc
+        if parts.password:
+            netloc = netloc.replace(f":{parts.password}@", ":***@")
+        database = urlunsplit(parts._replace(netloc=netloc))
+    return {
+        "home": str(settings.home),
+        "database": database,
+        "files": str(settings.files_dir),
+        "models": str(settings.models_dir),
+        "jobs": f"on Redis ({settings.redis_url.split('@')[-1]})"
+        if settings.redis_url
+        else "in this process (no REDIS_URL)",
+    }

@@ -12,10 +12,15 @@ from marginalia.runtime import Runtime
 
 
 async def list_jobs(rt: Runtime, limit: int = 50) -> list[Job]:
+    """Recent jobs; a running job whose heartbeat stopped (its process died) is marked
+    interrupted first, so a dead job never shows as running."""
+    await rt.jobs.recover_stale()
     return await rt.jobs.list_recent(limit)
 
 
 async def get_job(rt: Runtime, job_id: uuid.UUID) -> Job:
+    """One job (marked interrupted first when its process died; see :func:`list_jobs`)."""
+    await rt.jobs.recover_stale()
     return await rt.jobs.get(job_id)
 
 

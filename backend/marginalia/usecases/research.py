@@ -29,6 +29,7 @@ from marginalia.formats import repository as formats_repo
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.runtime import Runtime
+from marginalia.sources.base import describe_failure
 from marginalia.sources.bibtex import to_bibtex
 from marginalia.sources.candidate import Candidate
 from marginalia.usecases.imports import IMPORT_KIND, import_summary, submit_import
@@ -86,6 +87,11 @@ async def export_bibtex(rt: Runtime, workspace_id: uuid.UUID) -> str:
     if not records:
         return ""
     return to_bibtex(records)
+
+
+def describe_source_failure(source: str, reason: str | None, message: str | None) -> str:
+    """A research source's failure in one line (``arXiv: unreachable (DNS)``)."""
+    return describe_failure(source, reason, message)
 
 
 def _workspace_id(ctx: JobContext) -> uuid.UUID:

@@ -17,11 +17,11 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from marginalia.db.models import Chunk, Job, Source, SourcePage
 from marginalia.db.repositories import sources as repo
-from marginalia.errors import MarginaliaError, NotFoundError
+from marginalia.errors import MarginaliaError, NotFoundError, ValidationFailed
 from marginalia.ingest.pipeline import (
     IngestItem,
     IngestOutcome,
@@ -54,24 +54,56 @@ async def validate_upload(rt: Runtime, upload: Upload) -> None:
     )
 
 
+@dataclass(frozen=True)
+class UploadFileOutcome:
+    """What happened to one file of an upload: ``accepted`` (in the job) or ``refused``."""
+
+    filename: str
+    status: Literal["accepted", "refused"]
+    detail: str | None = None
+
+
+@dataclass(frozen=True)
+class UploadSubmitted:
+    job: Job
+    files: list[UploadFileOutcome]
+
+
 async def submit_uploads(
     rt: Runtime, workspace_id: uuid.UUID, uploads: list[Upload], *, validated: bool = False
-) -> Job:
-    """Validate every file first (any refusal changes nothing), then store them and
-    submit one ingest job."""
+) -> UploadSubmitted:
+    """Validate each file on its own — a refused file is reported, never stored, and does
+    not sink the others — then store the accepted ones and submit one ingest job. When
+    every file is refused nothing is stored and the (first) refusal is raised."""
     await get_workspace(rt, workspace_id)
-    if not validated:
-        for upload in uploads:
-            await validate_upload(rt, upload)
-    files = []
+    if not uploads:
+        raise ValidationFailed("no files in the upload")
+    outcomes: list[UploadFileOutcome] = []
+    accepted: list[Upload] = []
+    first_refusal: MarginaliaError | None = None
     for upload in uploads:
+        if not validated:
+            try:
+                await validate_upload(rt, upload)
+            except MarginaliaError as exc:
+                first_refusal = first_refusal or exc
+                outcomes.append(UploadFileOutcome(upload.filename, "refused", exc.detail))
+                continue
+        accepted.append(upload)
+        outcomes.append(UploadFileOutcome(upload.filename, "accepted"))
+    if not accepted:
+        assert first_refusal is not None  # uploads is not empty
+        raise first_refusal
+    files = []
+    for upload in accepted:
         stored = await asyncio.to_thread(rt.files.put, upload.data)
         files.append(
             {"key": stored.key, "filename": upload.filename, "content_type": upload.content_type}
         )
-    return await rt.jobs.submit(
+    job = await rt.jobs.submit(
         INGEST_KIND, {"workspace_id": str(workspace_id), "files": files}, workspace_id=workspace_id
     )
+    return UploadSubmitted(job, outcomes)
 
 
 # ------------------------------------------------------------------------------ the knowledge step
@@ -187,9 +219,22 @@ async def _ingest_files(
 
         return read
 
+    # Each file's own progress (0–1); the job's is their mean over the first 80%.
+    pending = {i for i, _item in todo}
+    file_progress = {i: 1.0 for i in range(total) if i not in pending}
+
     def progress(position: int) -> Progress:
-        async def report(stage: str, message: str) -> None:
-            await ctx.emit(message, stage=stage, progress=0.8 * position / total)
+        name = str(files[position]["filename"])
+
+        async def report(stage: str, message: str, fraction: float | None = None) -> None:
+            if fraction is not None:
+                file_progress[position] = max(file_progress.get(position, 0.0), fraction)
+            await ctx.emit(
+                message,
+                stage=stage,
+                progress=0.8 * sum(file_progress.values()) / total,
+                data={"filename": name, "file_progress": file_progress.get(position, 0.0)},
+            )
 
         return report
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from marginalia.db.models import Workspace
@@ -25,6 +27,26 @@ async def list_workspaces(rt: Runtime) -> list[Workspace]:
         return await repo.list_all(session)
 
 
+@dataclass(frozen=True)
+class WorkspaceSummary:
+    """A workspace as the start page lists it."""
+
+    workspace: Workspace
+    source_count: int
+    last_activity_at: datetime
+
+
+async def workspace_summaries(rt: Runtime) -> list[WorkspaceSummary]:
+    async with rt.db.session() as session:
+        workspaces = await repo.list_all(session)
+        activity = await repo.activity(session)
+    out = []
+    for w in workspaces:
+        count, last = activity.get(w.id, (0, None))
+        out.append(WorkspaceSummary(w, count, last or w.updated_at))
+    return out
+
+
 async def get_workspace(rt: Runtime, workspace_id: uuid.UUID) -> Workspace:
     async with rt.db.session() as session:
         workspace = await repo.get(session, workspace_id)
@@ -34,12 +56,22 @@ async def get_workspace(rt: Runtime, workspace_id: uuid.UUID) -> Workspace:
 
 
 async def find_workspace(rt: Runtime, ref: str) -> Workspace:
-    """A workspace by id or by name (CLI convenience)."""
+    """A workspace by id, by name, or by a unique id prefix (CLI convenience)."""
+    from marginalia.usecases.lookup import looks_like_id_prefix, resolve_id
+
     async with rt.db.session() as session:
         try:
             workspace = await repo.get(session, uuid.UUID(ref))
         except ValueError:
             workspace = await repo.get_by_name(session, ref)
+    if workspace is None and looks_like_id_prefix(ref):
+        try:
+            found = await resolve_id(rt, "workspace", ref)  # ambiguous: refused, with candidates
+        except NotFoundError:
+            found = None
+        if found is not None:
+            async with rt.db.session() as session:
+                workspace = await repo.get(session, found)
     if workspace is None:
         raise NotFoundError(f"no workspace named or with id {ref!r}")
     return workspace

@@ -1,48 +1,17 @@
-// The ask stream (POST …/ask, NDJSON): meta → token… → done | error.
-// These types are written by hand from backend/marginalia/answer/streaming.py until the
-// events are OpenAPI components (phase 2); unknown fields are tolerated.
-import { errorFromResponse } from './client'
+// The ask stream (POST …/ask, NDJSON): meta → token… → done | error. The event types are
+// the OpenAPI components AskEvent/AskMeta/AskToken/AskDone/AskError (generated client).
+import { errorFromResponse, type Schemas } from './client'
 import { readNdjson } from './ndjson'
 
-export interface AnswerSource {
-  n: number
-  kind?: 'chunk' | 'wiki' | string
-  document: string
-  excerpt: string
-  score?: number
-  page?: number | null
-  page_end?: number | null
-  source_id?: string | null
-  chunk_id?: number | null
-  section_title?: string | null
-  wiki_slug?: string | null
-  /** The whole passage (stored answers carry it; the live meta event only an excerpt). */
-  text?: string
-}
-
-export interface AnswerClaim {
-  text: string
-  citations: number[]
-  quote?: string | null
-}
-
-export interface AnswerSummary {
-  text: string
-  claims: AnswerClaim[]
-  refused: boolean
-  refusal?: string | null
-  route?: string
-  engine?: string
-  evidence_score?: number
-  threshold?: number | null
-  cited?: number[]
-}
-
-export type AskEvent =
-  | { type: 'meta'; conversation_id: string; title?: string; route?: string; sources: AnswerSource[] }
-  | { type: 'token'; text: string }
-  | { type: 'done'; message_id: string; conversation_id: string; answer: AnswerSummary }
-  | { type: 'error'; error: string; detail: string; conversation_id?: string | null }
+// Stored messages (GET /api/conversations/{id}) carry older, partial answers, so the views
+// need only the fields they read; the live events have every field of the components.
+/** A numbered passage; stored answers also carry the whole passage (`text`). */
+export type AnswerSource = Pick<Schemas['AskSource'], 'n' | 'document' | 'excerpt'> &
+  Partial<Schemas['AskSource']> & { page_end?: number | null; text?: string }
+export type AnswerClaim = Schemas['AnswerClaim']
+export type AnswerSummary = Pick<Schemas['AnswerSummary'], 'text' | 'claims' | 'refused' | 'refusal' | 'cited'> &
+  Partial<Schemas['AnswerSummary']>
+export type AskEvent = Schemas['AskMeta'] | Schemas['AskToken'] | Schemas['AskDone'] | Schemas['AskError']
 
 export type AskScope = { workspaceId: string } | { sourceId: string }
 

@@ -5,6 +5,7 @@ import type { components, paths } from './schema'
 
 export type Schemas = components['schemas']
 export type Workspace = Schemas['WorkspaceOut']
+export type WorkspaceListItem = Schemas['WorkspaceListItem']
 export type WorkspaceDetail = Schemas['WorkspaceDetail']
 export type Source = Schemas['SourceOut']
 export type Job = Schemas['JobOut']

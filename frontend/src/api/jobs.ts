@@ -3,18 +3,10 @@ import { useEffect, useRef, useState } from 'react'
 import { useQueryClient } from '@tanstack/react-query'
 import { followSse, type SseMessage } from './sse'
 import { keys } from './queries'
+import type { Schemas } from './client'
 
-/** One event as the stream sends it (jobs/events.py event_payload). */
-export interface JobEvent {
-  id: number
-  job_id: string
-  type: string
-  stage: string | null
-  message: string | null
-  progress: number | null
-  data: Record<string, unknown>
-  created_at: string | null
-}
+/** One event as the stream sends it (the OpenAPI component JobEventOut). */
+export type JobEvent = Schemas['JobEventOut']
 
 export const TERMINAL_STAGES = new Set(['succeeded', 'failed', 'cancelled', 'interrupted'])
 

@@ -32,17 +32,6 @@ export function useWorkspace(id: string) {
   })
 }
 
-/** Details (with counts) of many workspaces: the list endpoint has no counts yet. */
-export function useWorkspaceDetails(ids: string[]) {
-  return useQueries({
-    queries: ids.map((id) => ({
-      queryKey: keys.workspace(id),
-      queryFn: async () =>
-        unwrap(await api.GET('/api/workspaces/{workspace_id}', { params: { path: { workspace_id: id } } })),
-    })),
-  })
-}
-
 export function useCreateWorkspace() {
   const qc = useQueryClient()
   return useMutation({
@@ -208,6 +197,20 @@ export function useConversation(id: string | undefined) {
     queryFn: async () =>
       unwrap(await api.GET('/api/conversations/{conversation_id}', { params: { path: { conversation_id: id! } } })),
     enabled: Boolean(id),
+  })
+}
+
+export function useRenameConversation(workspaceId: string) {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async ({ id, title }: { id: string; title: string }) =>
+      unwrap(
+        await api.PATCH('/api/conversations/{conversation_id}', {
+          params: { path: { conversation_id: id } },
+          body: { title },
+        }),
+      ),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['conversations', workspaceId] }),
   })
 }
 

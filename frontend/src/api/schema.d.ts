@@ -15,7 +15,8 @@ export interface paths {
         delete: operations["delete_conversation_api_conversations__conversation_id__delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a conversation */
+        patch: operations["rename_conversation_api_conversations__conversation_id__patch"];
         trace?: never;
     };
     "/api/health": {
@@ -459,7 +460,7 @@ export interface paths {
         /** List Sources */
         get: operations["list_sources_api_workspaces__workspace_id__sources_get"];
         put?: never;
-        /** Upload documents (PDF, HTML, Markdown, text); returns the ingest job */
+        /** Upload documents (PDF, HTML, Markdown, text); returns the ingest job and each file's outcome */
         post: operations["upload_sources_api_workspaces__workspace_id__sources_post"];
         delete?: never;
         options?: never;
@@ -505,12 +506,186 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AnswerClaim
+         * @description One claim of an answer: what it says, the passages it cites, a verbatim quote,
+         *     and where that quote stands in the passages (filled after validation).
+         */
+        AnswerClaim: {
+            /** Citations */
+            citations: number[];
+            /** Locations */
+            locations: components["schemas"]["CitationLocation"][];
+            /**
+             * Quote
+             * @default null
+             */
+            quote: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * AnswerSummary
+         * @description The part of an answer the stream's ``done`` event carries (see ``Answer.summary``).
+         */
+        AnswerSummary: {
+            /** Cited */
+            cited: number[];
+            /** Claims */
+            claims: components["schemas"]["AnswerClaim"][];
+            /** Dropped */
+            dropped: components["schemas"]["DroppedClaim"][];
+            /** Engine */
+            engine: string;
+            /** Evidence Score */
+            evidence_score: number;
+            /** Notes */
+            notes: string[];
+            /**
+             * Refusal
+             * @default null
+             */
+            refusal: string | null;
+            /** Refused */
+            refused: boolean;
+            /**
+             * Route
+             * @enum {string}
+             */
+            route: "wiki" | "hybrid";
+            /** Text */
+            text: string;
+            /**
+             * Threshold
+             * @default null
+             */
+            threshold: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AskDone
+         * @description The stored assistant message and the answer's summary.
+         */
+        AskDone: {
+            answer: components["schemas"]["AnswerSummary"];
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Message Id */
+            message_id: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "done";
+        };
+        /** AskError */
+        AskError: {
+            /** Conversation Id */
+            conversation_id: string | null;
+            /** Detail */
+            detail: string;
+            /** Error */
+            error: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+        };
+        AskEvent: components["schemas"]["AskMeta"] | components["schemas"]["AskToken"] | components["schemas"]["AskDone"] | components["schemas"]["AskError"];
+        /**
+         * AskMeta
+         * @description Every numbered passage of the context, before any token (``[n]`` marks are
+         *     clickable as they arrive).
+         */
+        AskMeta: {
+            /** Conversation Id */
+            conversation_id: string | null;
+            /**
+             * Route
+             * @enum {string}
+             */
+            route: "wiki" | "hybrid";
+            /** Sources */
+            sources: components["schemas"]["AskSource"][];
+            /** Title */
+            title: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "meta";
+        };
         /** AskRequest */
         AskRequest: {
             /** Conversation Id */
             conversation_id?: string | null;
             /** Question */
             question: string;
+        };
+        /**
+         * AskSource
+         * @description A numbered passage of the context as the ask stream's ``meta`` event lists it.
+         */
+        AskSource: {
+            /**
+             * Chunk Id
+             * @default null
+             */
+            chunk_id: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Excerpt
+             * @description the passage, whitespace-collapsed, cut to 300 characters
+             */
+            excerpt: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /**
+             * Page
+             * @default null
+             */
+            page: number | null;
+            /** Score */
+            score: number;
+            /**
+             * Section Title
+             * @default null
+             */
+            section_title: string | null;
+            /**
+             * Source Id
+             * @default null
+             */
+            source_id: string | null;
+            /**
+             * Wiki Slug
+             * @default null
+             */
+            wiki_slug: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * AskToken
+         * @description A word-sized piece of the validated answer text (or of the refusal).
+         */
+        AskToken: {
+            /** Text */
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "token";
         };
         /** Body_upload_sources_api_workspaces__workspace_id__sources_post */
         Body_upload_sources_api_workspaces__workspace_id__sources_post: {
@@ -542,6 +717,31 @@ export interface components {
             text: string;
             /** Token Count */
             token_count: number;
+        };
+        /**
+         * CitationLocation
+         * @description Where a claim's quote stands in one passage it cites: from ``char_start`` of page
+         *     ``page``'s stored text to ``char_end`` of page ``page_end``'s, and, for a PDF, the
+         *     rectangles of its characters (on both pages when it crosses a page break).
+         */
+        CitationLocation: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** N */
+            n: number;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Rects */
+            rects?: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
         };
         /** ClaimView */
         ClaimView: {
@@ -641,6 +841,17 @@ export interface components {
              * Format: uuid
              */
             workspace_id: string;
+        };
+        /** ConversationUpdate */
+        ConversationUpdate: {
+            /** Title */
+            title: string;
+        };
+        /** DroppedClaim */
+        DroppedClaim: {
+            claim: components["schemas"]["AnswerClaim"];
+            /** Reason */
+            reason: string;
         };
         /** ErrorOut */
         ErrorOut: {
@@ -743,6 +954,37 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * JobEventOut
+         * @description One event of a job's SSE stream (the ``data:`` line; ``id:`` is ``id``, ``event:``
+         *     is ``type``). Ingest stage events carry ``data.filename`` and ``data.file_progress``.
+         */
+        JobEventOut: {
+            /** Created At */
+            created_at: string | null;
+            /** Data */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /** Id */
+            id: number;
+            /**
+             * Job Id
+             * Format: uuid
+             */
+            job_id: string;
+            /** Message */
+            message: string;
+            /** Progress */
+            progress: number | null;
+            /** Stage */
+            stage: string | null;
+            /**
+             * Type
+             * @description stage, log, status or result
+             */
+            type: string;
         };
         /** JobOut */
         JobOut: {
@@ -880,6 +1122,23 @@ export interface components {
              */
             steps: number;
         };
+        /**
+         * QuoteRect
+         * @description One line of a quote on its PDF page: normalised 0–1 to the page's crop box, origin
+         *     top-left, in unrotated page coordinates (``marginalia.ingest.geometry``).
+         */
+        QuoteRect: {
+            /** Page */
+            page: number;
+            /** X0 */
+            x0: number;
+            /** X1 */
+            x1: number;
+            /** Y0 */
+            y0: number;
+            /** Y1 */
+            y1: number;
+        };
         /** ResearchRequest */
         ResearchRequest: {
             /**
@@ -974,6 +1233,21 @@ export interface components {
             /** Year */
             year: number | null;
         };
+        /**
+         * UploadFileOut
+         * @description One file of an upload: ``accepted`` (ingested by the job) or ``refused`` (why).
+         */
+        UploadFileOut: {
+            /** Detail */
+            detail?: string | null;
+            /** Filename */
+            filename: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "accepted" | "refused";
+        };
         /** UploadLimits */
         UploadLimits: {
             /** Accepted Extensions */
@@ -984,6 +1258,57 @@ export interface components {
             max_pages: number;
             /** Max Upload Mb */
             max_upload_mb: number;
+        };
+        /**
+         * UploadOut
+         * @description The ingest job of an upload, and each file's outcome (one bad file never sinks
+         *     the batch; when every file is refused the request fails with the refusal).
+         */
+        UploadOut: {
+            /** Attempts */
+            attempts: number;
+            /** Backend */
+            backend: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Error */
+            error: string | null;
+            /** Files */
+            files: components["schemas"]["UploadFileOut"][];
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Interrupted */
+            interrupted: boolean;
+            /** Kind */
+            kind: string;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Progress */
+            progress: number;
+            /** Result */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** Stage */
+            stage: string | null;
+            /** Started At */
+            started_at: string | null;
+            /** Status */
+            status: string;
+            /** Worker */
+            worker: string | null;
+            /** Workspace Id */
+            workspace_id: string | null;
         };
         /** ValidationError */
         ValidationError: {
@@ -997,6 +1322,31 @@ export interface components {
             msg: string;
             /** Error Type */
             type: string;
+        };
+        /** WikiCitationView */
+        WikiCitationView: {
+            /** Chunk Index */
+            chunk_index: number | null;
+            /**
+             * Href
+             * @description the web app's reader URL of the passage
+             */
+            href: string;
+            /**
+             * Page
+             * @description first page of the cited passage
+             */
+            page: number | null;
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /**
+             * Title
+             * @description the cited source's title ('' when it was removed)
+             */
+            title: string;
         };
         /** WikiPageSummary */
         WikiPageSummary: {
@@ -1016,10 +1366,31 @@ export interface components {
         };
         /** WikiPageView */
         WikiPageView: {
-            /** Backlinks */
+            /**
+             * Backlinks
+             * @description slugs of the pages that link here
+             */
             backlinks: string[];
-            /** Body */
+            /**
+             * Body
+             * @description Markdown; citations rendered as links labelled with the source's title and page, pointing at the reader (/w/<ws>/read/<source>?page=N&chunk=I)
+             */
             body: string;
+            /**
+             * Body Raw
+             * @description the stored Markdown, citations as [source:<id>#<chunk>]
+             */
+            body_raw: string;
+            /**
+             * Broken Links
+             * @description [[slug]] links of this page that name no page
+             */
+            broken_links: string[];
+            /**
+             * Citations
+             * @description every citation, in order of appearance
+             */
+            citations: components["schemas"]["WikiCitationView"][];
             /** Cited */
             cited: unknown[];
             /** Links */
@@ -1068,6 +1439,38 @@ export interface components {
             id: string;
             /** Name */
             name: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+        };
+        /**
+         * WorkspaceListItem
+         * @description A workspace on the start page: with its source count and latest activity.
+         */
+        WorkspaceListItem: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /**
+             * Last Activity At
+             * Format: date-time
+             */
+            last_activity_at: string;
+            /** Name */
+            name: string;
+            /** Source Count */
+            source_count: number;
             /**
              * Updated At
              * Format: date-time
@@ -1187,6 +1590,68 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    rename_conversation_api_conversations__conversation_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                conversation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConversationUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationOut"];
+                };
             };
             /** @description Not Found */
             404: {
@@ -1460,13 +1925,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description text/event-stream: one JobEventOut per event, until the job ends */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": unknown;
+                    "text/event-stream": components["schemas"]["JobEventOut"];
                 };
             };
             /** @description Not Found */
@@ -1751,7 +2216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": unknown;
+                    "application/x-ndjson": components["schemas"]["AskEvent"];
                 };
             };
             /** @description Not Found */
@@ -2002,7 +2467,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkspaceOut"][];
+                    "application/json": components["schemas"]["WorkspaceListItem"][];
                 };
             };
             /** @description Not Found */
@@ -2210,7 +2675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/x-ndjson": unknown;
+                    "application/x-ndjson": components["schemas"]["AskEvent"];
                 };
             };
             /** @description Not Found */
@@ -2771,7 +3236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["JobOut"];
+                    "application/json": components["schemas"]["UploadOut"];
                 };
             };
             /** @description Not Found */

@@ -27,7 +27,7 @@ export const router = createBrowserRouter([
           // The later issues' views (canvas #15, path and wiki #15, reader #16): routed now.
           {
             path: 'canvas',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).CanvasPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/canvas/CanvasPage')).CanvasPage }),
           },
           {
             path: 'path',

@@ -12,11 +12,13 @@ from marginalia.answer.schemas import (
     AskRequest,
     ConversationDetail,
     ConversationOut,
+    ConversationUpdate,
     MessageOut,
 )
 from marginalia.answer.streaming import MEDIA_TYPE, ndjson
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut
+from marginalia.api.stream_schemas import stream_content
 from marginalia.usecases import ask, conversations
 
 router = APIRouter(
@@ -34,7 +36,7 @@ _STREAM_DOC: dict[int | str, dict[str, Any]] = {
     200: {
         "description": "NDJSON events: meta (conversation, numbered sources), token…, "
         "then done (message id, answer) or error",
-        "content": {MEDIA_TYPE: {}},
+        "content": stream_content(MEDIA_TYPE, "AskEvent"),
     }
 }
 
@@ -102,6 +104,19 @@ async def get_conversation(conversation_id: uuid.UUID, rt: RuntimeDep) -> Conver
         **ConversationOut.model_validate(conversation).model_dump(),
         messages=[MessageOut.model_validate(m) for m in messages],
     )
+
+
+@router.patch(
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    responses={404: {"model": ErrorOut}, 422: {"model": ErrorOut}},
+    summary="Rename a conversation",
+)
+async def rename_conversation(
+    conversation_id: uuid.UUID, body: ConversationUpdate, rt: RuntimeDep
+) -> ConversationOut:
+    conversation = await conversations.rename_conversation(rt, conversation_id, body.title)
+    return ConversationOut.model_validate(conversation)
 
 
 @router.delete("/conversations/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)

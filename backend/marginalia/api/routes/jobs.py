@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
+from marginalia.api.stream_schemas import stream_content
 from marginalia.jobs.events import event_payload
 from marginalia.usecases import jobs as service
 
@@ -66,7 +67,12 @@ async def cancel_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
     "/{job_id}/events",
     summary="Server-sent events for a job; resumable with Last-Event-ID",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses={
+        200: {
+            "description": "text/event-stream: one JobEventOut per event, until the job ends",
+            "content": stream_content("text/event-stream", "JobEventOut"),
+        }
+    },
 )
 async def job_events(
     job_id: uuid.UUID,

@@ -8,7 +8,15 @@ from fastapi import APIRouter, File, Header, Query, Request, Response, UploadFil
 from fastapi.responses import StreamingResponse
 
 from marginalia.api.deps import RuntimeDep
-from marginalia.api.schemas import ChunkOut, ErrorOut, JobOut, PageOut, SourceOut
+from marginalia.api.schemas import (
+    ChunkOut,
+    ErrorOut,
+    JobOut,
+    PageOut,
+    SourceOut,
+    UploadFileOut,
+    UploadOut,
+)
 from marginalia.errors import PayloadTooLarge, ValidationFailed
 from marginalia.usecases import sources as service
 
@@ -29,15 +37,16 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 @router.post(
     "/workspaces/{workspace_id}/sources",
     status_code=status.HTTP_202_ACCEPTED,
-    response_model=JobOut,
-    summary="Upload documents (PDF, HTML, Markdown, text); returns the ingest job",
+    response_model=UploadOut,
+    summary="Upload documents (PDF, HTML, Markdown, text); returns the ingest job and "
+    "each file's outcome",
 )
 async def upload_sources(
     workspace_id: uuid.UUID,
     request: Request,
     rt: RuntimeDep,
     files: Annotated[list[UploadFile], File(description="one or more documents")],
-) -> JobOut:
+) -> UploadOut:
     limit = rt.settings.ingest.max_upload_mb * 1024 * 1024
     declared = int(request.headers.get("content-length") or 0)
     if declared > limit * max(1, len(files)) + 1024 * 1024:
@@ -59,8 +68,13 @@ async def upload_sources(
         uploads.append(service.Upload(upload.filename or "upload", data, upload.content_type))
     if not uploads:
         raise ValidationFailed("no files in the upload")
-    job = await service.submit_uploads(rt, workspace_id, uploads)
-    return JobOut.model_validate(job)
+    submitted = await service.submit_uploads(rt, workspace_id, uploads)
+    job = JobOut.model_validate(submitted.job)
+    outcomes = [
+        UploadFileOut(filename=f.filename, status=f.status, detail=f.detail)
+        for f in submitted.files
+    ]
+    return UploadOut(**job.model_dump(), files=outcomes)
 
 
 @router.get("/workspaces/{workspace_id}/sources", response_model=list[SourceOut])

@@ -9,6 +9,7 @@ from marginalia.api.schemas import (
     ErrorOut,
     WorkspaceCreate,
     WorkspaceDetail,
+    WorkspaceListItem,
     WorkspaceOut,
     WorkspaceUpdate,
 )
@@ -27,9 +28,16 @@ async def create_workspace(body: WorkspaceCreate, rt: RuntimeDep) -> WorkspaceOu
     return WorkspaceOut.model_validate(workspace)
 
 
-@router.get("", response_model=list[WorkspaceOut])
-async def list_workspaces(rt: RuntimeDep) -> list[WorkspaceOut]:
-    return [WorkspaceOut.model_validate(w) for w in await service.list_workspaces(rt)]
+@router.get("", response_model=list[WorkspaceListItem])
+async def list_workspaces(rt: RuntimeDep) -> list[WorkspaceListItem]:
+    return [
+        WorkspaceListItem(
+            **WorkspaceOut.model_validate(s.workspace).model_dump(),
+            source_count=s.source_count,
+            last_activity_at=s.last_activity_at,
+        )
+        for s in await service.workspace_summaries(rt)
+    ]
 
 
 @router.get("/{workspace_id}", response_model=WorkspaceDetail)

@@ -51,6 +51,14 @@ async def list_for_workspace(
     return list(result.scalars().all())
 
 
+async def rename(session: AsyncSession, conversation: Conversation, title: str) -> Conversation:
+    conversation.title = title
+    session.add(conversation)
+    await session.flush()
+    await session.refresh(conversation)
+    return conversation
+
+
 async def delete(session: AsyncSession, conversation: Conversation) -> None:
     await session.delete(conversation)
     await session.flush()

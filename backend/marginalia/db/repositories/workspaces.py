@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
-from marginalia.db.models import Chunk, Source, Workspace
+from marginalia.db.models import Chunk, Conversation, Job, Source, Workspace
 
 
 async def create(session: AsyncSession, *, name: str, description: str) -> Workspace:
@@ -60,3 +61,45 @@ async def counts(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, in
         select(func.count()).select_from(Chunk).where(col(Chunk.workspace_id) == workspace_id)
     )
     return {"sources": int(sources or 0), "chunks": int(chunks or 0)}
+
+
+async def activity(session: AsyncSession) -> dict[uuid.UUID, tuple[int, datetime | None]]:
+    """Per workspace: its source count and its latest activity (a source added, a job
+    created or finished, a conversation updated) — one query for the start page."""
+    sources = (
+        select(
+            col(Source.workspace_id).label("wid"),
+            func.count().label("n"),
+            func.max(Source.created_at).label("at"),
+        )
+        .group_by(col(Source.workspace_id))
+        .subquery()
+    )
+    jobs = (
+        select(
+            col(Job.workspace_id).label("wid"),
+            func.max(func.coalesce(Job.finished_at, Job.created_at)).label("at"),
+        )
+        .group_by(col(Job.workspace_id))
+        .subquery()
+    )
+    talks = (
+        select(
+            col(Conversation.workspace_id).label("wid"),
+            func.max(Conversation.updated_at).label("at"),
+        )
+        .group_by(col(Conversation.workspace_id))
+        .subquery()
+    )
+    query = (
+        select(
+            col(Workspace.id),
+            func.coalesce(sources.c.n, 0),
+            func.greatest(Workspace.updated_at, sources.c.at, jobs.c.at, talks.c.at),
+        )
+        .outerjoin(sources, sources.c.wid == col(Workspace.id))
+        .outerjoin(jobs, jobs.c.wid == col(Workspace.id))
+        .outerjoin(talks, talks.c.wid == col(Workspace.id))
+    )
+    rows = (await session.execute(query)).all()
+    return {row[0]: (int(row[1]), row[2]) for row in rows}

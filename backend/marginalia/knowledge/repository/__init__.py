@@ -59,6 +59,7 @@ from marginalia.knowledge.repository.sources import (
 )
 from marginalia.knowledge.repository.wiki import (
     backlinks,
+    cited_chunk_pages,
     delete_wiki_pages,
     get_wiki_page,
     list_wiki_pages,
@@ -74,6 +75,7 @@ __all__ = [
     "change_concept_edges",
     "change_source_links",
     "chunk_rows",
+    "cited_chunk_pages",
     "claims_near_source",
     "claims_with_evidence",
     "count_evidence",

@@ -112,11 +112,32 @@ async def delete_concepts(session: AsyncSession, ids: Iterable[uuid.UUID]) -> No
 
 async def change_source_links(
     session: AsyncSession,
-    add: Iterable[tuple[uuid.UUID, uuid.UUID]],
+    add: Iterable[tuple[uuid.UUID, uuid.UUID, float]],
     remove: Iterable[tuple[uuid.UUID, uuid.UUID]],
+    *,
+    reweigh: Iterable[tuple[uuid.UUID, uuid.UUID, float]] = (),
 ) -> None:
+    """Add ``(source, concept, weight)`` links, remove ``(source, concept)`` links and set
+    the weight of existing ones."""
     remove = list(remove)
     add = list(add)
+    reweigh = list(reweigh)
+    if reweigh:
+        await session.execute(
+            text(
+                """
+                UPDATE source_concepts sc SET weight = v.w
+                  FROM unnest(CAST(:s AS uuid[]), CAST(:c AS uuid[]), CAST(:w AS float8[]))
+                       AS v(s, c, w)
+                 WHERE sc.source_id = v.s AND sc.concept_id = v.c
+                """
+            ),
+            {
+                "s": [s for s, _, _ in reweigh],
+                "c": [c for _, c, _ in reweigh],
+                "w": [w for _, _, w in reweigh],
+            },
+        )
     if remove:
         await session.execute(
             text(
@@ -131,7 +152,7 @@ async def change_source_links(
     if add:
         await session.execute(
             insert(SourceConcept),
-            [{"source_id": s, "concept_id": c, "weight": 1.0} for s, c in add],
+            [{"source_id": s, "concept_id": c, "weight": w} for s, c, w in add],
         )
 
 

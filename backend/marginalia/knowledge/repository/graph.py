@@ -100,18 +100,34 @@ async def list_clusters(
 
 async def syntheses(
     session: AsyncSession, workspace_id: uuid.UUID, *, limit: int = 200
-) -> list[tuple[uuid.UUID, str, list[Any]]]:
-    """Saved answers (assistant messages) of the workspace: ``(id, text, cited sources)``."""
+) -> list[tuple[uuid.UUID, str, list[Any], str | None, int]]:
+    """Saved answers of the workspace: ``(id, text, cited sources, question, claim count)``.
+
+    A synthesis is an assistant message that answered: refusals, and answers that kept no
+    claim or cite nothing, are chat history but not syntheses. ``question`` is the user
+    message just before it in its conversation."""
     result = await session.execute(
         text(
             """
-            SELECT m.id, m.content, m.cited_sources
+            SELECT m.id, m.content, m.cited_sources,
+                   (SELECT q.content FROM messages q
+                     WHERE q.conversation_id = m.conversation_id AND q.role = 'user'
+                       AND q.created_at <= m.created_at
+                     ORDER BY q.created_at DESC LIMIT 1) AS question,
+                   COALESCE(jsonb_array_length(m.answer -> 'claims'), 0) AS claims
               FROM messages m JOIN conversations c ON c.id = m.conversation_id
              WHERE c.workspace_id = :ws AND m.role = 'assistant'
+               AND COALESCE((m.answer ->> 'refused')::boolean, false) = false
+               AND jsonb_array_length(COALESCE(m.cited_sources, '[]'::jsonb)) > 0
+               AND (m.answer IS NULL
+                    OR COALESCE(jsonb_array_length(m.answer -> 'claims'), 0) > 0)
              ORDER BY m.created_at DESC
              LIMIT :limit
             """
         ),
         {"ws": workspace_id, "limit": limit},
     )
-    return [(r[0], str(r[1]), list(r[2] or [])) for r in result.all()]
+    return [
+        (r[0], str(r[1]), list(r[2] or []), str(r[3]) if r[3] is not None else None, int(r[4]))
+        for r in result.all()
+    ]

@@ -132,3 +132,19 @@ async def backlinks(session: AsyncSession, workspace_id: uuid.UUID, slug: str) -
         {"ws": workspace_id, "one": json_value([slug])},
     )
     return [str(r[0]) for r in result.all()]
+
+
+async def cited_chunk_pages(
+    session: AsyncSession, source_ids: Sequence[uuid.UUID], chunk_indexes: Sequence[int]
+) -> dict[tuple[uuid.UUID, int], int | None]:
+    """``(source, chunk_index) → page_start`` of the chunks wiki citations name."""
+    if not source_ids or not chunk_indexes:
+        return {}
+    result = await session.execute(
+        text(
+            "SELECT source_id, chunk_index, page_start FROM chunks"
+            " WHERE source_id = ANY(:ids) AND chunk_index = ANY(:idx)"
+        ),
+        {"ids": list(source_ids), "idx": sorted(set(chunk_indexes))},
+    )
+    return {(r[0], int(r[1])): (int(r[2]) if r[2] is not None else None) for r in result.all()}

@@ -22,9 +22,10 @@ const turn: Turn = {
     text: '',
     refused: false,
     claims: [
-      { text: 'The resulting literature graph consists of more than 280M nodes', citations: [1], quote: 'The resulting literature graph consists of more than 280M nodes' },
-      { text: 'It needs quadratic memory $O(n^2)$', citations: [2, 1], quote: 'The graph uses $O(n^2)$ memory' },
+      { text: 'The resulting literature graph consists of more than 280M nodes', citations: [1], quote: 'The resulting literature graph consists of more than 280M nodes', locations: [] },
+      { text: 'It needs quadratic memory $O(n^2)$', citations: [2, 1], quote: 'The graph uses $O(n^2)$ memory', locations: [] },
     ],
+    refusal: null,
     cited: [1, 2],
   },
   error: null,
@@ -67,7 +68,7 @@ describe('citations in an answer', () => {
   })
 
   it('a refusal is shown as one, with what was searched', () => {
-    renderTurn({ ...turn, summary: { text: '', claims: [], refused: true, refusal: 'I found no evidence. Searched 10 passages.' } })
+    renderTurn({ ...turn, summary: { text: '', claims: [], refused: true, refusal: 'I found no evidence. Searched 10 passages.', cited: [] } })
     expect(screen.getByTestId('refusal').textContent).toContain('Searched 10 passages')
     expect(screen.queryAllByTestId('claim')).toHaveLength(0)
   })

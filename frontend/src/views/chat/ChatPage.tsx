@@ -1,9 +1,10 @@
-import { useState } from 'react'
+import { useState, type FormEvent } from 'react'
 import { Link, useNavigate, useOutletContext, useParams } from 'react-router'
-import type { WorkspaceDetail } from '../../api/client'
-import { useConversations, useDeleteConversation } from '../../api/queries'
+import type { Conversation, WorkspaceDetail } from '../../api/client'
+import { useConversations, useDeleteConversation, useRenameConversation } from '../../api/queries'
 import { Button } from '../../ui/Button'
-import { ConfirmDialog } from '../../ui/Dialog'
+import { ConfirmDialog, Dialog } from '../../ui/Dialog'
+import { ErrorText, Input, Label } from '../../ui/Field'
 import { ago } from '../../lib/format'
 import { cx } from '../../lib/cx'
 import { ChatPanel } from './ChatPanel'
@@ -15,6 +16,7 @@ export function ChatPage() {
   const conversations = useConversations(workspace.id)
   const remove = useDeleteConversation(workspace.id)
   const [deleting, setDeleting] = useState<string | null>(null)
+  const [renaming, setRenaming] = useState<Conversation | null>(null)
   const base = `/w/${workspace.id}/chat`
   // Per-paper conversations belong to the paper's Q&A, not to the workspace chat list.
   const list = (conversations.data ?? []).filter((c) => !c.source_id)
@@ -44,6 +46,15 @@ export function ChatPage() {
               </Link>
               <button
                 type="button"
+                onClick={() => setRenaming(c)}
+                className="rounded px-1.5 py-1 text-stone-500 hover:bg-stone-200 hover:text-stone-900 dark:hover:bg-stone-700 dark:hover:text-stone-100"
+                aria-label={`Rename conversation ${c.title}`}
+                data-testid="rename-conversation"
+              >
+                ✎
+              </button>
+              <button
+                type="button"
                 onClick={() => setDeleting(c.id)}
                 className="rounded px-1.5 py-1 text-stone-500 hover:bg-stone-200 hover:text-stone-900 dark:hover:bg-stone-700 dark:hover:text-stone-100"
                 aria-label={`Delete conversation ${c.title}`}
@@ -63,6 +74,9 @@ export function ChatPage() {
           onConversation={(id) => navigate(`${base}/${id}`, { replace: true })}
         />
       </section>
+      {renaming && (
+        <RenameDialog workspaceId={workspace.id} conversation={renaming} onClose={() => setRenaming(null)} />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(o) => !o && setDeleting(null)}
@@ -81,5 +95,38 @@ export function ChatPage() {
         }
       />
     </main>
+  )
+}
+
+function RenameDialog(props: { workspaceId: string; conversation: Conversation; onClose: () => void }) {
+  const rename = useRenameConversation(props.workspaceId)
+  const [title, setTitle] = useState(props.conversation.title)
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    rename.mutate({ id: props.conversation.id, title: title.trim() }, { onSuccess: props.onClose })
+  }
+  return (
+    <Dialog open onOpenChange={(o) => !o && props.onClose()} title="Rename conversation">
+      <form onSubmit={submit} className="grid gap-3">
+        <div>
+          <Label htmlFor="conversation-title">Title</Label>
+          <Input
+            id="conversation-title"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            required
+            maxLength={200}
+            autoFocus
+          />
+        </div>
+        <ErrorText error={rename.error} />
+        <div className="flex justify-end gap-2">
+          <Button onClick={props.onClose}>Cancel</Button>
+          <Button type="submit" variant="primary" disabled={!title.trim() || rename.isPending}>
+            Save
+          </Button>
+        </div>
+      </form>
+    </Dialog>
   )
 }

@@ -90,7 +90,7 @@ export function ChatPanel(props: {
         if (event.type === 'meta') {
           // Commit the sources before any token is handled: they are on screen first.
           flushSync(() => patch({ sources: event.sources }))
-          if (event.conversation_id !== current) {
+          if (event.conversation_id && event.conversation_id !== current) {
             setCurrent(event.conversation_id)
             onConversation?.(event.conversation_id)
           }

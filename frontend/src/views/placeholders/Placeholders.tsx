@@ -19,9 +19,6 @@ function ComingSoon({ title, issue, children }: { title: string; issue: string; 
   )
 }
 
-export function CanvasPlaceholder() {
-  return <ComingSoon title="Canvas" issue="the canvas, learning paths and wiki issue">The graph of sources and concepts is already available from the API at /api/workspaces/…/graph.</ComingSoon>
-}
 
 export function PathPlaceholder() {
   return <ComingSoon title="Learning path" issue="the canvas, learning paths and wiki issue">`marginalia path` prints the reading order meanwhile.</ComingSoon>

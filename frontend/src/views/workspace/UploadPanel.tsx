@@ -79,11 +79,9 @@ export function UploadPanel({ workspaceId }: { workspaceId: string }) {
       void qc.invalidateQueries({ queryKey: keys.jobs })
     } catch (error) {
       const detail = error instanceof ApiError ? error.detail || error.message : String(error)
-      // Today the API refuses the whole request when one file is bad, and stores nothing.
-      update(id, {
-        state: 'refused',
-        message: sendable.length > 1 ? `${detail} Nothing in this batch was stored; upload the other files again without it.` : detail,
-      })
+      // The API refuses a request only when no file could be taken (each file's own
+      // refusal otherwise comes back in `files`); nothing was stored.
+      update(id, { state: 'refused', message: detail })
     }
   }
 

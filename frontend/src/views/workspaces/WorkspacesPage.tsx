@@ -1,36 +1,20 @@
 import { useMemo, useState, type FormEvent } from 'react'
 import { Link, useNavigate } from 'react-router'
-import { useCreateWorkspace, useDeleteWorkspace, useJobs, useUpdateWorkspace, useWorkspaceDetails, useWorkspaces } from '../../api/queries'
-import type { Job, Workspace } from '../../api/client'
+import { useCreateWorkspace, useDeleteWorkspace, useUpdateWorkspace, useWorkspaces } from '../../api/queries'
+import type { Workspace } from '../../api/client'
 import { Button } from '../../ui/Button'
 import { ConfirmDialog, Dialog } from '../../ui/Dialog'
 import { ErrorText, Input, Label, Textarea } from '../../ui/Field'
 import { ago, dateTime, plural } from '../../lib/format'
 
-/** The latest thing that happened in each workspace: its own edits or any of its jobs. */
-function lastActivity(workspaces: Workspace[], jobs: Job[] | undefined): Map<string, string> {
-  const latest = new Map<string, string>()
-  for (const w of workspaces) latest.set(w.id, w.updated_at)
-  for (const j of jobs ?? []) {
-    if (!j.workspace_id) continue
-    const at = j.finished_at ?? j.started_at ?? j.created_at
-    const current = latest.get(j.workspace_id)
-    if (current && at > current) latest.set(j.workspace_id, at)
-  }
-  return latest
-}
-
 export function WorkspacesPage() {
   const workspaces = useWorkspaces()
-  const jobs = useJobs()
   const list = useMemo(() => workspaces.data ?? [], [workspaces.data])
-  const details = useWorkspaceDetails(list.map((w) => w.id))
-  const activity = useMemo(() => lastActivity(list, jobs.data), [list, jobs.data])
   const [creating, setCreating] = useState(false)
   const [editing, setEditing] = useState<Workspace | null>(null)
   const [deleting, setDeleting] = useState<Workspace | null>(null)
   const remove = useDeleteWorkspace()
-  const sorted = [...list].sort((a, b) => (activity.get(b.id) ?? '').localeCompare(activity.get(a.id) ?? ''))
+  const sorted = [...list].sort((a, b) => b.last_activity_at.localeCompare(a.last_activity_at))
 
   return (
     <main className="mx-auto w-full max-w-5xl px-3 py-6 sm:px-5">
@@ -56,7 +40,6 @@ export function WorkspacesPage() {
 
       <ul className="mt-6 grid gap-3" aria-label="Workspaces">
         {sorted.map((w) => {
-          const detail = details[list.indexOf(w)]?.data
           return (
             <li
               key={w.id}
@@ -74,9 +57,9 @@ export function WorkspacesPage() {
                     {w.description || <span className="italic text-stone-500 dark:text-stone-400">No description</span>}
                   </p>
                   <p className="mt-2 text-xs text-stone-600 dark:text-stone-400">
-                    {detail ? plural(detail.counts.sources ?? 0, 'source') : '… sources'} · last activity{' '}
-                    <time dateTime={activity.get(w.id)} title={dateTime(activity.get(w.id))}>
-                      {ago(activity.get(w.id))}
+                    {plural(w.source_count, 'source')} · last activity{' '}
+                    <time dateTime={w.last_activity_at} title={dateTime(w.last_activity_at)}>
+                      {ago(w.last_activity_at)}
                     </time>
                   </p>
                 </div>

@@ -1,0 +1,204 @@
+"""Which strings may be concepts, and how a source's concepts are ordered — the same rules
+for the offline engine's candidates and for an LLM's concepts (pure; no database, no
+model).
+
+* :func:`concept_allowed` — never a generic single word (an everyday English word, or one
+  a large share of the background corpus uses: "document", "files", "Department",
+  "embeddings"), never a phrase of everyday words that the background uses widely
+  ("experimental results"), never a mere modifier ("document-level"; "structured heart
+  failure" when it only occurs before "programmes"), never an adjective as the head
+  ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
+  ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin", "Ensembl") pass.
+* :func:`specificity` — 1 for a phrase the background never uses, towards 0 for one
+  every background document uses; ranking multiplies by it.
+* :func:`mmr_order` — maximal-marginal-relevance order: each next concept is the one
+  with the best ``λ·relevance − (1−λ)·max similarity to those already chosen``, so
+  "quality improvement", "quality improvement process" and "healthcare quality
+  improvement" do not take three of the first ten places.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from marginalia.knowledge.background import Background, load_background
+from marginalia.knowledge.concepts import is_acronym, normalize_concept
+from marginalia.knowledge.schemas import ExtractedConcept
+from marginalia.knowledge.text import wordset
+
+SINGLE_WORD_MIN_COUNT = 3
+"""A plain single word must occur this often in the source to be one of its concepts."""
+SINGLE_WORD_MAX_DF = 3
+"""A plain single word in this many background documents or more is too generic alone."""
+GENERIC_PHRASE_SPREAD = 0.03
+"""A phrase of everyday words in this share of background documents or more is generic."""
+MIN_HEAD_SHARE = 0.1
+"""Share of a candidate's occurrences that must end a noun-phrase run (not a modifier)."""
+SPECIFICITY_FLOOR = 0.25
+"""Weight kept by the most widespread phrase; a phrase the background never uses keeps 1."""
+MMR_LAMBDA = 0.7
+"""Relevance against redundancy in :func:`mmr_order`."""
+
+_PARTS_RE = re.compile(r"[-’'_/]")
+_ADJECTIVE_HEAD = ("ical", "ous", "istic", "ary", "ive", "ful", "less", "able", "ible")
+_NOUN_EXCEPTIONS = wordset(
+    """
+    summary library dictionary vocabulary boundary glossary commentary secretary artery
+    objective alternative negative positive representative narrative derivative initiative
+    incentive detective executive directive relative archive perspective adjective
+    table variable cable vegetable label
+    """
+)
+
+_MODIFIER_PARTS = wordset(
+    "level scale form based like wise specific grained free aware related time term end art"
+)
+_BOILERPLATE = wordset(
+    """
+    licence license licensed copyright commons attribution doi correspondence email
+    university department institute faculty college laboratory permission permits
+    unrestricted distribution reproduction medium
+    """
+)
+"""Words of front matter and licence text: a phrase with one of them is not a concept."""
+
+T = TypeVar("T")
+
+
+def is_named_token(tok: str) -> bool:
+    """An acronym, a CamelCase name or a token mixing letters and digits (``BERT``,
+    ``SciBERT``, ``S2ORC``, ``33RE``, ``Tyr369``)."""
+    has_digit = any(ch.isdigit() for ch in tok)
+    inner_capital = any(
+        any(ch.isupper() for ch in part[1:]) for part in _PARTS_RE.split(tok) if part
+    )
+    return is_acronym(tok) or (has_digit and any(ch.isalpha() for ch in tok)) or inner_capital
+
+
+def specificity(key: str, background: Background) -> float:
+    """1 for a phrase the background never uses, towards 0 for one every document uses."""
+    if not background.n_docs:
+        return 1.0
+    return math.log((background.n_docs + 1) / (background.doc_freq(key) + 1)) / math.log(
+        background.n_docs + 1
+    )
+
+
+def weight_of(key: str, background: Background) -> float:
+    """The ranking multiplier: :data:`SPECIFICITY_FLOOR` … 1."""
+    return SPECIFICITY_FLOOR + (1 - SPECIFICITY_FLOOR) * specificity(key, background)
+
+
+def _adjective_head(word: str) -> bool:
+    low = word.casefold()
+    return (
+        low.endswith(_ADJECTIVE_HEAD) and low not in _NOUN_EXCEPTIONS and not is_named_token(word)
+    )
+
+
+def concept_allowed(
+    surface: str, key: str, background: Background, *, heads: int = 1, count: int = 1
+) -> bool:
+    """Whether ``surface`` (merge key ``key``) may be a concept at all (see the module doc).
+    ``heads`` of ``count`` occurrences ended a noun phrase."""
+    words = surface.split()
+    if not words:
+        return False
+    named = any(is_named_token(w) for w in words)
+    if count and heads / count < MIN_HEAD_SHARE and not named:
+        return False
+    if len(words) > 1 and any(len(w) < 2 for w in words):
+        return False  # "Helen M", "P Q", "Centre B": names with initials, symbols
+    if any(w.casefold() in _BOILERPLATE for w in words):
+        return False
+    if len(words) == 1:
+        tok = words[0]
+        if is_named_token(tok):
+            return True
+        parts = [p for p in _PARTS_RE.split(tok) if p]
+        if len(parts) > 1:
+            # "document-level", "large-scale", "N-domain": a compound of everyday parts,
+            # unless it names a thing of its own ("self-management", used as a noun)
+            if all(len(p) < 2 or background.is_general_word(p) for p in parts) and (
+                any(len(p) < 2 for p in parts)
+                or parts[-1].casefold() in _MODIFIER_PARTS
+                or count < SINGLE_WORD_MIN_COUNT
+                or heads < count / 2
+            ):
+                return False
+            return background.doc_freq(key) < SINGLE_WORD_MAX_DF
+        elif background.is_general_word(tok):
+            return False
+        if _adjective_head(parts[-1] if parts else tok):
+            return False
+        return background.doc_freq(key) < SINGLE_WORD_MAX_DF and count >= SINGLE_WORD_MIN_COUNT
+    if _adjective_head(words[-1]):
+        return False
+    if any(is_named_token(w) for w in words):
+        return True
+    if all(background.is_general_word(w) for w in words):
+        return background.spread(key) < GENERIC_PHRASE_SPREAD
+    return True
+
+
+def token_similarity(a: str, b: str) -> float:
+    """Overlap of two merge keys' words: 1 when one contains the other, else Jaccard."""
+    ta, tb = set(a.split()), set(b.split())
+    if not ta or not tb:
+        return 0.0
+    if ta <= tb or tb <= ta:
+        return 1.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def mmr_order(
+    items: Sequence[T],
+    relevance: Sequence[float],
+    similarity: Callable[[int, int], float],
+    *,
+    limit: int,
+    lam: float = MMR_LAMBDA,
+) -> list[T]:
+    """The first ``limit`` items in maximal-marginal-relevance order (deterministic: ties
+    keep the input order). ``relevance`` is rescaled to 0…1 first."""
+    n = len(items)
+    if n == 0 or limit <= 0:
+        return []
+    top = max(relevance) or 1.0
+    rel = [r / top for r in relevance]
+    chosen: list[int] = []
+    best_sim = [0.0] * n
+    remaining = list(range(n))
+    while remaining and len(chosen) < limit:
+        pick = max(remaining, key=lambda i: (lam * rel[i] - (1 - lam) * best_sim[i], -i))
+        chosen.append(pick)
+        remaining.remove(pick)
+        for i in remaining:
+            best_sim[i] = max(best_sim[i], similarity(pick, i))
+    return [items[i] for i in chosen]
+
+
+def filter_concepts(
+    concepts: Sequence[ExtractedConcept], text: str, background: Background | None = None
+) -> list[ExtractedConcept]:
+    """An LLM's concepts through the offline engine's rules (:func:`concept_allowed`), each
+    counted in the source's ``text`` (case-insensitively, on word boundaries); the first
+    of two with one merge key is kept."""
+    background = background or load_background()
+    out: list[ExtractedConcept] = []
+    seen: set[str] = set()
+    for concept in concepts:
+        name = " ".join(concept.name.split())
+        key = normalize_concept(name)
+        if not key or key in seen:
+            continue
+        words = [re.escape(w) for w in re.split(r"[\s\-]+", name) if w]
+        pattern = re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"(?!\w)", re.IGNORECASE)
+        count = len(pattern.findall(text))
+        if concept_allowed(name, key, background, heads=count, count=count):
+            seen.add(key)
+            out.append(concept)
+    return out

@@ -1,0 +1,134 @@
+// The canvas on a workspace built from the shared PDFs and ACL catalog records.
+import { expect, test, type Locator, type Page } from '@playwright/test'
+import { expectAccessible } from './helpers'
+import { buildWorkspace } from './canvasSetup'
+import path from 'node:path'
+
+const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
+
+interface ApiGraph {
+  nodes: { id: string; type: string; level?: number | null; label: string }[]
+  edges: { id: string; source: string; target: string; type: string }[]
+}
+
+let workspaceId = ''
+let graph: ApiGraph
+
+test.beforeAll(async ({ request }) => {
+  test.setTimeout(600_000)
+  workspaceId = await buildWorkspace(request, 'Canvas')
+  graph = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
+})
+
+type Box = { x: number; y: number; width: number; height: number }
+const overlaps = (a: Box, b: Box, gap = 0) =>
+  a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap
+
+async function boxes(locator: Locator): Promise<Map<string, Box>> {
+  const all = await locator.evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect()
+      return { id: e.getAttribute('data-id') ?? '', x: r.x, y: r.y, width: r.width, height: r.height }
+    }),
+  )
+  return new Map(all.map((b) => [b.id, b]))
+}
+
+function components(g: ApiGraph): string[][] {
+  const parent = new Map(g.nodes.map((n) => [n.id, n.id]))
+  const find = (x: string): string => (parent.get(x) === x ? x : find(parent.get(x)!))
+  for (const e of g.edges) parent.set(find(e.source), find(e.target))
+  const groups = new Map<string, string[]>()
+  for (const n of g.nodes) groups.set(find(n.id), [...(groups.get(find(n.id)) ?? []), n.id])
+  return [...groups.values()]
+}
+
+async function openCanvas(page: Page) {
+  await page.goto(`/w/${workspaceId}/canvas`)
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 })
+}
+
+test('one node per source and concept, nothing overlaps, components apart', async ({ page, request }) => {
+  const sources = await (await request.get(`/api/workspaces/${workspaceId}/sources?limit=1000`)).json()
+  expect(sources.length).toBeGreaterThanOrEqual(4)
+  const concepts = graph.nodes.filter((n) => n.type === 'concept')
+  expect(concepts.length).toBeGreaterThan(0)
+  await openCanvas(page)
+  await expect(page.locator('.react-flow__node-source')).toHaveCount(sources.length)
+  await expect(page.locator('.react-flow__node-concept')).toHaveCount(concepts.length)
+  for (const s of sources) await expect(page.locator(`.react-flow__node-source[data-id="source:${s.id}"]`)).toHaveCount(1)
+
+  const nodeBoxes = await boxes(page.locator('.react-flow__node'))
+  const list = [...nodeBoxes.entries()]
+  for (let i = 0; i < list.length; i++)
+    for (let j = i + 1; j < list.length; j++) expect(overlaps(list[i]![1], list[j]![1]), `${list[i]![0]} overlaps ${list[j]![0]}`).toBe(false)
+
+  const hulls = components(graph).map((ids) => {
+    const bs = ids.map((id) => nodeBoxes.get(id)).filter((b): b is Box => Boolean(b))
+    const x = Math.min(...bs.map((b) => b.x))
+    const y = Math.min(...bs.map((b) => b.y))
+    return { ids, box: { x, y, width: Math.max(...bs.map((b) => b.x + b.width)) - x, height: Math.max(...bs.map((b) => b.y + b.height)) - y } }
+  })
+  expect(hulls.length).toBeGreaterThan(0)
+  for (let i = 0; i < hulls.length; i++)
+    for (let j = i + 1; j < hulls.length; j++) expect(overlaps(hulls[i]!.box, hulls[j]!.box), `components ${hulls[i]!.ids[0]} and ${hulls[j]!.ids[0]}`).toBe(false)
+
+  // A reload takes every laid-out component from the cache.
+  await page.reload()
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-layout-laid-out', '0')
+  await expectAccessible(page, 'canvas')
+})
+
+test('filtering by level hides the other levels', async ({ page }) => {
+  const level0 = graph.nodes.filter((n) => n.type === 'concept' && (n.level ?? 1) === 0)
+  const others = graph.nodes.filter((n) => n.type === 'concept' && (n.level ?? 1) !== 0)
+  expect(others.length, 'the workspace has concepts above level 0').toBeGreaterThan(0)
+  await openCanvas(page)
+  await page.getByTestId('canvas-filters').click()
+  await page.getByTestId('filter-level-1').uncheck()
+  await page.getByTestId('filter-level-2').uncheck()
+  await page.keyboard.press('Escape')
+  await expect(page.locator('.react-flow__node-concept')).toHaveCount(level0.length)
+  for (const n of others.slice(0, 10)) await expect(page.locator(`.react-flow__node[data-id="${n.id}"]`)).toHaveCount(0)
+  for (const n of level0.slice(0, 10)) await expect(page.locator(`.react-flow__node[data-id="${n.id}"]`)).toHaveCount(1)
+})
+
+test('clicking a concept highlights its sources and opens its panel', async ({ page }) => {
+  const discussed = new Map<string, string[]>()
+  for (const e of graph.edges) if (e.type === 'discusses') discussed.set(e.target, [...(discussed.get(e.target) ?? []), e.source])
+  const [conceptId, sourceIds] = [...discussed.entries()].sort((a, b) => b[1].length - a[1].length)[0]!
+  const allSources = graph.nodes.filter((n) => n.type === 'source').map((n) => n.id)
+  await openCanvas(page)
+  await page.getByTestId('canvas-search').fill(graph.nodes.find((n) => n.id === conceptId)!.label)
+  await page.getByTestId('canvas-search').press('Enter')
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', conceptId)
+  await page.keyboard.press('Escape')
+  await page.locator(`.react-flow__node[data-id="${conceptId}"]`).click()
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', conceptId)
+  for (const s of sourceIds) await expect(page.locator(`.react-flow__node[data-id="${s}"] [data-highlighted="true"]`)).toHaveCount(1)
+  for (const s of allSources.filter((s) => !sourceIds.includes(s)))
+    await expect(page.locator(`.react-flow__node[data-id="${s}"] [data-dimmed="true"]`)).toHaveCount(1)
+  await expect(page.getByTestId('panel-sources').locator('li')).toHaveCount(sourceIds.length)
+  await expectAccessible(page, 'canvas with a concept selected')
+})
+
+// On demand (E2E_SHOTS=1): the canvas light and dark, wide and narrow, into docs/screenshots/.
+test('canvas screenshots', async ({ browser }) => {
+  test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
+  for (const [size, viewport] of Object.entries({ wide: { width: 1280, height: 800 }, narrow: { width: 390, height: 844 } }))
+    for (const dark of [false, true]) {
+      const context = await browser.newContext({ viewport, colorScheme: dark ? 'dark' : 'light' })
+      const page = await context.newPage()
+      await openCanvas(page)
+      await page.waitForTimeout(500)
+      await page.screenshot({ path: `${SHOTS}/canvas-${dark ? 'dark' : 'light'}-${size}.png` })
+      const concept = graph.nodes.find((n) => n.type === 'concept')!
+      await page.getByTestId('canvas-search').fill(concept.label)
+      await page.getByTestId('canvas-search').press('Enter')
+      await expect(page.getByTestId('canvas-panel')).toBeVisible()
+      await page.waitForTimeout(600)
+      await page.screenshot({ path: `${SHOTS}/canvas-concept-${dark ? 'dark' : 'light'}-${size}.png` })
+      await context.close()
+    }
+})

@@ -1,0 +1,212 @@
+// The canvas: sources, concepts and saved answers as a map. ELK lays each connected
+// component out in a Web Worker (cached by graph hash); components are packed in a grid.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { useOutletContext } from 'react-router'
+import {
+  Background,
+  Controls,
+  MarkerType,
+  MiniMap,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+  type Edge,
+  type Node,
+  type NodeChange,
+} from '@xyflow/react'
+import '@xyflow/react/dist/style.css'
+import type { WorkspaceDetail } from '../../api/client'
+import { useSources } from '../../api/queries'
+import { resolveDark, useUi } from '../../store'
+import { ErrorText } from '../../ui/Field'
+import { useGraph } from './api'
+import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
+import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
+import { LayoutCache } from './layout/cache'
+import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
+import { NODE_SIZE, toGraph, type CanvasNodeData, type Graph } from './model'
+import { nodeTypes } from './nodes'
+import { LiveUpdates } from './LiveUpdates'
+import { SidePanel } from './SidePanel'
+import { Toolbar } from './Toolbar'
+
+/** Layout time limit: past it the worker is terminated and the rest becomes a grid. */
+const LAYOUT_TIME_LIMIT_MS = 20_000
+/** Past this many nodes only what is on screen is rendered. */
+const VISIBLE_ONLY_ABOVE = 300
+
+let sharedCache: LayoutCache | null = null
+function layoutCache(): LayoutCache {
+  sharedCache ??= new LayoutCache(typeof localStorage === 'undefined' ? null : localStorage)
+  return sharedCache
+}
+
+export function CanvasPage() {
+  const workspace = useOutletContext<WorkspaceDetail>()
+  return (
+    <ReactFlowProvider>
+      <Canvas workspace={workspace} />
+    </ReactFlowProvider>
+  )
+}
+
+function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
+  const graphQuery = useGraph(workspace.id)
+  const sources = useSources(workspace.id)
+  const graph = useMemo<Graph | null>(
+    () => (graphQuery.data ? toGraph(graphQuery.data, sources.data ?? []) : null),
+    [graphQuery.data, sources.data],
+  )
+  const [layout, setLayout] = useState<GraphLayout | null>(null)
+  const [layoutError, setLayoutError] = useState<string | null>(null)
+  const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES))
+  const [selected, setSelected] = useState<string | null>(null)
+  const theme = useUi((s) => s.theme)
+  const flow = useReactFlow()
+  const fitted = useRef(false)
+
+  useEffect(() => {
+    if (!graph) return
+    let cancelled = false
+    layoutGraph(graph, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
+      .then((l) => !cancelled && setLayout(l))
+      .catch((e: unknown) => !cancelled && setLayoutError(e instanceof Error ? e.message : String(e)))
+    return () => {
+      cancelled = true
+    }
+  }, [graph])
+
+  const visible = useMemo(() => (graph ? visibleNodeIds(graph, filters) : new Set<string>()), [graph, filters])
+  const highlight = useMemo(() => (graph ? highlightFor(graph, selected) : null), [graph, selected])
+
+  const nodes = useMemo<Node<CanvasNodeData>[]>(() => {
+    if (!graph || !layout) return []
+    return graph.nodes.flatMap((n) => {
+      const p = layout.positions.get(n.id)
+      if (!p) return []
+      const lit = highlight?.nodes.has(n.id) ?? false
+      return [
+        {
+          id: n.id,
+          type: n.type,
+          position: p,
+          ...NODE_SIZE[n.type],
+          hidden: !visible.has(n.id),
+          selected: n.id === selected,
+          ariaLabel: `${n.type} ${n.type === 'concept' ? n.data.kind === 'concept' && n.data.name : n.data.kind === 'source' ? n.data.title : ''}`,
+          className: lit ? 'is-highlighted' : undefined,
+          data: { ...n.data, highlighted: lit && n.id !== selected, dimmed: Boolean(highlight) && !lit },
+        } as Node<CanvasNodeData>,
+      ]
+    })
+  }, [graph, layout, visible, highlight, selected])
+
+  const edges = useMemo<Edge[]>(() => {
+    if (!graph) return []
+    return graph.edges.map((e) => {
+      const lit = highlight?.edges.has(e.id) ?? false
+      const reversed = e.type === 'discusses' // drawn from the concept above down to the source
+      const style = EDGE_STYLES[e.type]
+      return {
+        id: e.id,
+        source: reversed ? e.target : e.source,
+        target: reversed ? e.source : e.target,
+        hidden: !edgeVisible(e, visible, filters),
+        style: { ...edgeCss(e.type, lit), opacity: highlight && !lit ? 0.15 : 1 },
+        markerEnd: style.arrow ? { type: MarkerType.ArrowClosed, color: style.color, width: 16, height: 16 } : undefined,
+        data: { type: e.type },
+        className: `edge-${e.type}`,
+        focusable: false,
+      }
+    })
+  }, [graph, visible, filters, highlight])
+
+  useEffect(() => {
+    if (layout && !fitted.current && nodes.length) {
+      fitted.current = true
+      requestAnimationFrame(() => void flow.fitView({ padding: 0.1, maxZoom: 1.2 }))
+    }
+  }, [layout, nodes.length, flow])
+
+  const focusNode = useCallback(
+    (id: string) => {
+      const p = layout?.positions.get(id)
+      const n = graph?.nodes.find((x) => x.id === id)
+      if (!p || !n) return
+      setSelected(id)
+      const size = NODE_SIZE[n.type]
+      void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom: 1.1, duration: 400 })
+    },
+    [layout, graph, flow],
+  )
+
+  const onNodesChange = useCallback((changes: NodeChange[]) => {
+    // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
+    for (const c of changes) if (c.type === 'select' && c.selected) setSelected(c.id)
+  }, [])
+
+  const state = graphQuery.isPending || (graph && !layout) ? 'layout' : layout ? 'ready' : 'error'
+  const counts = graph ? { sources: graph.nodes.filter((n) => n.type === 'source').length, concepts: graph.nodes.filter((n) => n.type === 'concept').length } : null
+
+  return (
+    <main className="flex min-h-0 flex-1 flex-col">
+      <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={focusNode} />
+      <ErrorText error={graphQuery.error} />
+      {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
+      <LiveUpdates workspaceId={workspace.id} />
+      <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">
+        <div
+          className="relative min-h-[60vh] flex-1"
+          data-testid="canvas"
+          data-state={state}
+          data-layout-ms={layout ? Math.round(layout.stats.ms) : undefined}
+          data-layout-cached={layout?.stats.cached}
+          data-layout-laid-out={layout?.stats.laidOut}
+          data-layout-fallback={layout?.stats.fallback}
+          data-components={layout?.stats.components}
+          onKeyDown={(e) => e.key === 'Escape' && setSelected(null)}
+        >
+          {state === 'layout' && (
+            <p className="absolute inset-x-0 top-4 z-10 text-center text-sm text-stone-600 dark:text-stone-400" role="status">
+              {graph ? `Laying out ${graph.nodes.length} nodes…` : 'Loading the graph…'}
+            </p>
+          )}
+          {graph && graph.nodes.length === 0 && (
+            <p className="absolute inset-x-0 top-8 z-10 text-center text-stone-600 dark:text-stone-400">
+              Nothing to map yet: add sources (upload or research) and their concepts appear here.
+            </p>
+          )}
+          <div className="absolute inset-0">
+          <ReactFlow
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onNodesChange={onNodesChange}
+            onPaneClick={() => setSelected(null)}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            edgesFocusable={false}
+            minZoom={0.03}
+            maxZoom={2}
+            onlyRenderVisibleElements={nodes.length > VISIBLE_ONLY_ABOVE}
+            colorMode={resolveDark(theme) ? 'dark' : 'light'}
+            proOptions={{ hideAttribution: true }}
+            aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
+          >
+            <Background gap={40} size={1} />
+            <Controls showInteractive={false} />
+            <MiniMap pannable zoomable nodeColor={miniMapColor} ariaLabel="Mini map" className="hidden sm:block" />
+          </ReactFlow>
+          </div>
+        </div>
+        {selected && graph && (
+          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={focusNode} onClose={() => setSelected(null)} />
+        )}
+      </div>
+    </main>
+  )
+}
+
+function miniMapColor(n: Node): string {
+  return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : '#78716c'
+}

@@ -1,0 +1,194 @@
+// The selected node's details: a source (metadata, tldr, concepts, claims, read / ask /
+// BibTeX), a concept (wiki definition, sources, prerequisite chain) or a saved answer.
+import { useMemo, useState } from 'react'
+import { Link } from 'react-router'
+import type { Source } from '../../api/client'
+import { useSources, useWikiPage } from '../../api/queries'
+import { Button } from '../../ui/Button'
+import { Markdown } from '../../lib/Markdown'
+import { ChatPanel } from '../chat/ChatPanel'
+import { useClaims } from './api'
+import { toBibtex, bibtexKey } from './bibtex'
+import { prerequisiteChain } from './focus'
+import type { ConceptNodeData, Graph, SourceNodeData, SynthesisNodeData } from './model'
+import { levelName } from './nodes/concept/ConceptNode'
+
+const linkCls = 'text-accent-700 underline dark:text-accent-300'
+
+export function SidePanel(props: { workspaceId: string; graph: Graph; selected: string; onSelect: (id: string) => void; onClose: () => void }) {
+  const { workspaceId, graph, selected, onSelect, onClose } = props
+  const node = graph.nodes.find((n) => n.id === selected)
+  if (!node) return null
+  return (
+    <aside
+      data-testid="canvas-panel"
+      data-node={selected}
+      aria-label="Selected node"
+      className="max-h-[80vh] overflow-y-auto border-t border-stone-200 bg-white p-4 text-sm dark:border-stone-800 dark:bg-stone-900 md:max-h-none md:w-[24rem] md:border-l md:border-t-0"
+    >
+      <div className="mb-2 flex justify-end">
+        <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close the panel">
+          ✕
+        </Button>
+      </div>
+      {node.data.kind === 'source' && <SourceDetails workspaceId={workspaceId} graph={graph} data={node.data} id={node.id} onSelect={onSelect} />}
+      {node.data.kind === 'concept' && <ConceptDetails workspaceId={workspaceId} graph={graph} data={node.data} id={node.id} onSelect={onSelect} />}
+      {node.data.kind === 'synthesis' && <SynthesisDetails workspaceId={workspaceId} graph={graph} data={node.data} id={node.id} onSelect={onSelect} />}
+    </aside>
+  )
+}
+
+function neighbours(graph: Graph, id: string, type: string): Graph['nodes'] {
+  const ids = new Set(graph.edges.filter((e) => e.type === type && (e.source === id || e.target === id)).map((e) => (e.source === id ? e.target : e.source)))
+  return graph.nodes.filter((n) => ids.has(n.id))
+}
+
+function NodeList({ nodes, onSelect, testId }: { nodes: Graph['nodes']; onSelect: (id: string) => void; testId: string }) {
+  if (!nodes.length) return <p className="text-stone-600 dark:text-stone-400">None.</p>
+  return (
+    <ul className="mt-1 flex flex-wrap gap-1" data-testid={testId}>
+      {nodes.map((n) => (
+        <li key={n.id}>
+          <button type="button" onClick={() => onSelect(n.id)} className="rounded bg-stone-100 px-2 py-0.5 text-left hover:bg-stone-200 dark:bg-stone-800 dark:hover:bg-stone-700">
+            {n.data.kind === 'source' ? n.data.title : n.data.kind === 'concept' ? n.data.name : n.data.question}
+          </button>
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-bibtex' }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  a.click()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
+function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId: string; graph: Graph; data: SourceNodeData; id: string; onSelect: (id: string) => void }) {
+  const sources = useSources(workspaceId)
+  const source: Source | undefined = sources.data?.find((s) => s.id === data.sourceId)
+  const claims = useClaims(workspaceId, data.sourceId)
+  const [asking, setAsking] = useState(false)
+  const concepts = useMemo(() => neighbours(graph, id, 'discusses'), [graph, id])
+  const similar = useMemo(() => neighbours(graph, id, 'similar'), [graph, id])
+  return (
+    <div>
+      <h2 className="font-serif text-lg font-semibold leading-snug">{data.title}</h2>
+      <p className="mt-1 text-stone-700 dark:text-stone-300">
+        {source?.authors.length ? source.authors.join(', ') : 'Unknown authors'}
+        {data.year ? ` · ${data.year}` : ''}
+        {source?.venue ? ` · ${source.venue}` : ''}
+      </p>
+      <p className="mt-1 text-stone-700 dark:text-stone-300">
+        Citations {data.citations ?? '—'} · quality {data.quality === null ? '—' : Math.round(data.quality)}
+        {data.clusterId ? ` · in a redundancy cluster of ${data.clusterSize}` : ''}
+      </p>
+      {data.tldr && <p className="mt-2 font-serif leading-relaxed">{data.tldr}</p>}
+      <div className="mt-3 flex flex-wrap gap-2">
+        <Button size="sm" asChild>
+          <Link to={`/w/${workspaceId}/read/${data.sourceId}`} data-testid="panel-read">
+            Read
+          </Link>
+        </Button>
+        <Button size="sm" onClick={() => setAsking((a) => !a)} aria-expanded={asking} data-testid="panel-ask">
+          Ask this paper
+        </Button>
+        <Button size="sm" disabled={!source} onClick={() => source && download(`${bibtexKey(source)}.bib`, toBibtex(source))} data-testid="panel-bibtex">
+          BibTeX
+        </Button>
+      </div>
+      {asking && (
+        <div className="mt-3 rounded border border-stone-200 p-2 dark:border-stone-700">
+          <ChatPanel scope={{ sourceId: data.sourceId }} workspaceId={workspaceId} compact />
+        </div>
+      )}
+      <h3 className="mt-4 font-semibold">Concepts</h3>
+      <NodeList nodes={concepts} onSelect={onSelect} testId="panel-concepts" />
+      {similar.length > 0 && (
+        <>
+          <h3 className="mt-4 font-semibold">Similar sources</h3>
+          <NodeList nodes={similar} onSelect={onSelect} testId="panel-similar" />
+        </>
+      )}
+      <h3 className="mt-4 font-semibold">Claims</h3>
+      {claims.isPending && <p>Loading…</p>}
+      {claims.data?.length === 0 && <p className="text-stone-600 dark:text-stone-400">No claims extracted.</p>}
+      <ul className="mt-1 grid gap-2" data-testid="panel-claims">
+        {claims.data?.slice(0, 20).map((c) => (
+          <li key={c.id} className="rounded border border-stone-200 p-2 dark:border-stone-700">
+            <p>{c.text}</p>
+            {c.quote && <p className="mt-1 font-serif text-stone-700 italic dark:text-stone-300">“{c.quote}”</p>}
+            {c.evidence.length > 0 && (
+              <p className="mt-1 text-xs text-stone-600 dark:text-stone-400">
+                {c.evidence.length} {c.evidence.length === 1 ? 'piece' : 'pieces'} of evidence elsewhere ·{' '}
+                <Link className={linkCls} to={`/w/${workspaceId}/evidence?claim=${c.id}`}>
+                  see the evidence
+                </Link>
+              </p>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+function ConceptDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId: string; graph: Graph; data: ConceptNodeData; id: string; onSelect: (id: string) => void }) {
+  const wiki = useWikiPage(workspaceId, data.slug)
+  const sources = useMemo(() => neighbours(graph, id, 'discusses'), [graph, id])
+  const chain = useMemo(() => {
+    const ids = prerequisiteChain(graph, id)
+    return graph.nodes.filter((n) => ids.has(n.id)).sort((a, b) => (a.level ?? 1) - (b.level ?? 1))
+  }, [graph, id])
+  const definition = wiki.data?.body ? firstParagraphs(wiki.data.body) : null
+  return (
+    <div>
+      <h2 className="font-serif text-lg font-semibold">{data.name}</h2>
+      <p className="text-stone-700 dark:text-stone-300">
+        Level {data.level} ({levelName(data.level)}) · discussed by {data.sources} {data.sources === 1 ? 'source' : 'sources'}
+      </p>
+      <div className="prose-answer mt-2 font-serif leading-relaxed" data-testid="panel-definition">
+        {wiki.isPending && <p>Loading the wiki page…</p>}
+        {definition && <Markdown text={definition} />}
+        {wiki.isError && <p className="text-stone-600 dark:text-stone-400">No wiki page for this concept yet.</p>}
+      </div>
+      <Link className={linkCls} to={`/w/${workspaceId}/wiki/${data.slug}`}>
+        Open the wiki page
+      </Link>
+      <h3 className="mt-4 font-semibold">Sources that discuss it</h3>
+      <NodeList nodes={sources} onSelect={onSelect} testId="panel-sources" />
+      <h3 className="mt-4 font-semibold">Prerequisite chain</h3>
+      <p className="text-xs text-stone-600 dark:text-stone-400">Highlighted on the canvas with its sources.</p>
+      <NodeList nodes={chain} onSelect={onSelect} testId="panel-chain" />
+    </div>
+  )
+}
+
+/** The page's opening (title line dropped), enough for a definition. */
+function firstParagraphs(body: string): string {
+  const parts = body.split(/\n{2,}/).filter((p) => p.trim() && !p.trim().startsWith('#'))
+  return parts.slice(0, 2).join('\n\n').replace(/\[\[([^\]|]+)(?:\|([^\]]+))?\]\]/g, (_m, slug: string, text?: string) => text ?? slug)
+}
+
+function SynthesisDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId: string; graph: Graph; data: SynthesisNodeData; id: string; onSelect: (id: string) => void }) {
+  const cited = useMemo(() => neighbours(graph, id, 'cites'), [graph, id])
+  return (
+    <div>
+      <p className="text-xs font-medium uppercase tracking-wide text-stone-600 dark:text-stone-400">Saved answer</p>
+      <h2 className="font-serif text-lg font-semibold leading-snug">{data.question}</h2>
+      {data.claims !== null && <p className="text-stone-700 dark:text-stone-300">{data.claims} claims</p>}
+      {data.conversationId && (
+        <p className="mt-2">
+          <Link className={linkCls} to={`/w/${workspaceId}/chat/${data.conversationId}`}>
+            Open the answer with its citations
+          </Link>
+        </p>
+      )}
+      <h3 className="mt-4 font-semibold">Sources it cites</h3>
+      <NodeList nodes={cited} onSelect={onSelect} testId="panel-cited" />
+    </div>
+  )
+}

@@ -1,0 +1,213 @@
+// The canvas's graph model: the API's GraphView joined with the sources list, typed node
+// data per node type, connected components and a stable hash per component.
+import type { Schemas, Source } from '../../api/client'
+
+export type ApiGraph = Schemas['GraphView']
+export type ApiNode = Schemas['GraphNode']
+export type ApiEdge = Schemas['GraphEdge']
+export type EdgeType = ApiEdge['type'] | 'supports' | 'contradicts'
+export type NodeType = ApiNode['type']
+
+export interface SourceNodeData extends Record<string, unknown> {
+  kind: 'source'
+  sourceId: string
+  title: string
+  firstAuthor: string | null
+  year: number | null
+  citations: number | null
+  quality: number | null
+  tldr: string | null
+  clusterId: string | null
+  clusterSize: number
+  highlighted: boolean
+  dimmed: boolean
+  simple: boolean
+}
+
+export interface ConceptNodeData extends Record<string, unknown> {
+  kind: 'concept'
+  slug: string
+  name: string
+  level: number
+  sources: number
+  highlighted: boolean
+  dimmed: boolean
+  simple: boolean
+}
+
+export interface SynthesisNodeData extends Record<string, unknown> {
+  kind: 'synthesis'
+  messageId: string
+  question: string
+  claims: number | null
+  conversationId: string | null
+  highlighted: boolean
+  dimmed: boolean
+  simple: boolean
+}
+
+export type CanvasNodeData = SourceNodeData | ConceptNodeData | SynthesisNodeData
+
+/** Layout sizes; the node components render at exactly these, so the layout's gaps are real. */
+export const NODE_SIZE: Record<NodeType, { width: number; height: number }> = {
+  source: { width: 240, height: 92 },
+  concept: { width: 200, height: 56 },
+  synthesis: { width: 240, height: 72 },
+}
+
+export interface GNode {
+  id: string
+  type: NodeType
+  data: CanvasNodeData
+  /** concepts: 0 foundational … 2 specialised */
+  level: number | null
+  year: number | null
+  clusterId: string | null
+}
+
+export interface GEdge {
+  id: string
+  source: string
+  target: string
+  type: EdgeType
+  label: string | null
+}
+
+export interface Graph {
+  nodes: GNode[]
+  edges: GEdge[]
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' && v ? v : null
+}
+
+/** The API graph as the canvas draws it (source metadata from the sources list when given). */
+export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
+  const byId = new Map(sources.map((s) => [s.id, s]))
+  const clusterSize = new Map<string, number>()
+  for (const n of api.nodes) if (n.type === 'source' && n.cluster_id) clusterSize.set(n.cluster_id, (clusterSize.get(n.cluster_id) ?? 0) + 1)
+  const ids = new Set(api.nodes.map((n) => n.id))
+  const nodes: GNode[] = api.nodes.map((n) => {
+    const d = n.data ?? {}
+    const base = { highlighted: false, dimmed: false, simple: false }
+    if (n.type === 'source') {
+      const sourceId = n.id.slice('source:'.length)
+      const s = byId.get(sourceId)
+      const year = num(d.year) ?? s?.year ?? null
+      const clusterId = n.cluster_id ?? null
+      return {
+        id: n.id,
+        type: 'source',
+        level: null,
+        year,
+        clusterId,
+        data: {
+          kind: 'source',
+          sourceId,
+          title: n.label || s?.title || s?.file_name || 'Untitled',
+          firstAuthor: s?.authors[0] ?? null,
+          year,
+          citations: num(d.citation_count) ?? num(d.citations) ?? s?.citation_count ?? null,
+          quality: num(d.quality) ?? s?.quality_score ?? null,
+          tldr: str(d.tldr) ?? s?.tldr ?? null,
+          clusterId,
+          clusterSize: clusterId ? (clusterSize.get(clusterId) ?? 1) : 0,
+          ...base,
+        },
+      }
+    }
+    if (n.type === 'concept') {
+      const level = n.level ?? 1
+      return {
+        id: n.id,
+        type: 'concept',
+        level,
+        year: null,
+        clusterId: null,
+        data: { kind: 'concept', slug: n.id.slice('concept:'.length), name: n.label, level, sources: num(d.sources) ?? 0, ...base },
+      }
+    }
+    return {
+      id: n.id,
+      type: 'synthesis',
+      level: null,
+      year: null,
+      clusterId: null,
+      data: {
+        kind: 'synthesis',
+        messageId: n.id.slice('synthesis:'.length),
+        question: str(d.question) ?? n.label,
+        claims: num(d.claims),
+        conversationId: str(d.conversation_id),
+        ...base,
+      },
+    }
+  })
+  const edges: GEdge[] = api.edges
+    .filter((e) => ids.has(e.source) && ids.has(e.target))
+    .map((e) => {
+      const relation = typeof e.data?.relation === 'string' ? e.data.relation : null
+      const type: EdgeType = relation === 'supports' || relation === 'contradicts' ? relation : e.type
+      return { id: e.id, source: e.source, target: e.target, type, label: e.label ?? null }
+    })
+  return { nodes, edges }
+}
+
+/** Connected components (union-find), each sorted by node id; components largest first. */
+export function connectedComponents(graph: Graph): Graph[] {
+  const parent = new Map<string, string>()
+  const find = (x: string): string => {
+    let r = x
+    while (parent.get(r) !== r) r = parent.get(r) as string
+    let c = x
+    while (c !== r) {
+      const next = parent.get(c) as string
+      parent.set(c, r)
+      c = next
+    }
+    return r
+  }
+  for (const n of graph.nodes) parent.set(n.id, n.id)
+  for (const e of graph.edges) {
+    const a = find(e.source)
+    const b = find(e.target)
+    if (a !== b) parent.set(a < b ? b : a, a < b ? a : b)
+  }
+  const groups = new Map<string, Graph>()
+  for (const n of graph.nodes) {
+    const r = find(n.id)
+    if (!groups.has(r)) groups.set(r, { nodes: [], edges: [] })
+    groups.get(r)!.nodes.push(n)
+  }
+  for (const e of graph.edges) groups.get(find(e.source))!.edges.push(e)
+  const out = [...groups.values()]
+  for (const g of out) {
+    g.nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    g.edges.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  }
+  return out.sort((a, b) => b.nodes.length - a.nodes.length || (a.nodes[0]!.id < b.nodes[0]!.id ? -1 : 1))
+}
+
+/** FNV-1a, two seeds: a 64-bit hex digest, stable across reloads and browsers. */
+export function hashText(text: string): string {
+  let h1 = 0x811c9dc5
+  let h2 = 0x01000193 ^ 0x5bd1e995
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 0x01000193)
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) ^ (h2 >>> 15)
+  }
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')
+}
+
+/** What a layout depends on: node ids and types, edge ends and types (not labels or metadata). */
+export function graphHash(graph: Graph, version: string): string {
+  const nodes = graph.nodes.map((n) => `${n.id}|${n.type}`).sort()
+  const edges = graph.edges.map((e) => `${e.source}>${e.target}|${e.type}`).sort()
+  return hashText(`${version}\n${nodes.join('\n')}\n--\n${edges.join('\n')}`)
+}

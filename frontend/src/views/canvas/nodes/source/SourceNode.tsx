@@ -1,0 +1,46 @@
+// A source on the canvas: title, first author, year, citations, quality; a badge when it
+// sits in a redundancy cluster.
+import { memo } from 'react'
+import type { Node, NodeProps } from '@xyflow/react'
+import { NODE_SIZE, type SourceNodeData } from '../../model'
+import { NodeFrame, useZoomedOut } from '../common'
+
+export type SourceFlowNode = Node<SourceNodeData, 'source'>
+
+function SourceNodeView({ data, selected }: NodeProps<SourceFlowNode>) {
+  const simple = useZoomedOut() || data.simple
+  const meta = [data.firstAuthor, data.year].filter(Boolean).join(' · ')
+  return (
+    <NodeFrame
+      {...NODE_SIZE.source}
+      testId="canvas-source"
+      label={`Source: ${data.title}`}
+      highlighted={data.highlighted}
+      dimmed={data.dimmed}
+      selected={selected}
+      className="border-stone-300 bg-white px-2.5 py-1.5 dark:border-stone-600 dark:bg-stone-900"
+    >
+      <p className="line-clamp-2 font-serif text-[13px] font-semibold leading-snug text-stone-900 dark:text-stone-50">{data.title}</p>
+      {!simple && (
+        <>
+          <p className="truncate text-[11px] text-stone-600 dark:text-stone-400">{meta || 'Unknown author'}</p>
+          <p className="mt-0.5 flex items-center gap-2 text-[11px] text-stone-700 dark:text-stone-300">
+            <span title="Citations">❝ {data.citations ?? '—'}</span>
+            <span title="Quality score">★ {data.quality === null ? '—' : Math.round(data.quality)}</span>
+            {data.clusterId && (
+              <span
+                data-testid="cluster-badge"
+                title={`In a redundancy cluster of ${data.clusterSize} near-duplicate sources`}
+                className="ml-auto rounded bg-violet-100 px-1.5 text-[10px] font-medium text-violet-800 dark:bg-violet-900/60 dark:text-violet-100"
+              >
+                cluster ×{data.clusterSize}
+              </span>
+            )}
+          </p>
+        </>
+      )}
+    </NodeFrame>
+  )
+}
+
+export const SourceNode = memo(SourceNodeView)

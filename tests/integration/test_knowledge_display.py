@@ -1,0 +1,96 @@
+"""What the knowledge layer shows: wiki citations rendered with the source's title and page
+(and a reader link), refusals never shown as syntheses."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from marginalia.db.repositories import conversations as conv_repo
+from marginalia.knowledge import update as knowledge_update
+from marginalia.knowledge.wiki import extract_citations
+from marginalia.runtime import Runtime
+from marginalia.usecases import workspaces as ws_service
+from tests.integration.knowledge_support import RELATED, add_paper, catalog
+
+PAPERS = [RELATED[0], RELATED[2], RELATED[5]]
+
+
+@pytest.fixture(scope="module")
+async def shown(services: Runtime, shared_data: Path) -> AsyncIterator[tuple[uuid.UUID, list]]:
+    records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
+    ws = await ws_service.create_workspace(
+        services, name=f"kshow-{uuid.uuid4().hex[:8]}", description="compressing BERT"
+    )
+    sids = []
+    for cid in PAPERS:
+        sid = await add_paper(services, ws.id, records[cid])
+        await knowledge_update.update_for_source(services, ws.id, sid)
+        sids.append(sid)
+    yield ws.id, sids
+    await ws_service.delete_workspace(services, ws.id)
+
+
+async def test_wiki_citations_show_title_and_page(
+    client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    ws, _ = shown
+    base = f"/api/workspaces/{ws}"
+    pages = (await client.get(f"{base}/wiki")).json()
+    assert pages
+    titles = {s["id"]: s["title"] for s in (await client.get(f"{base}/sources")).json()}
+    seen = 0
+    for summary in pages:
+        page = (await client.get(f"{base}/wiki/{summary['slug']}")).json()
+        raw = extract_citations(page["body_raw"])
+        assert raw, "offline pages cite their sentences"
+        assert "[source:" not in page["body"]
+        assert len(page["citations"]) == len(raw)
+        for cite, (sid, index) in zip(page["citations"], raw, strict=True):
+            assert cite["source_id"] == sid and cite["chunk_index"] == index
+            assert cite["title"] == titles[sid]
+            assert cite["page"] == 1  # the test chunks all start on page 1
+            href = f"/w/{ws}/read/{sid}?page=1" + (f"&chunk={index}" if index is not None else "")
+            assert cite["href"] == href
+            assert f"]({href})" in page["body"]
+        labels = re.findall(r"\(\[([^\]]+)\]\(/w/", page["body"])
+        assert labels and all(label.endswith(", p. 1") for label in labels)
+        assert page["broken_links"] == []
+        seen += 1
+    assert seen == len(pages)
+
+
+async def test_refusals_are_not_syntheses(
+    services: Runtime, client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    ws, sids = shown
+    async with services.db.transaction() as session:
+        conv = await conv_repo.create(session, workspace_id=ws, source_id=None, title="t")
+    for question, answer in (
+        ("What is MobileBERT?", {"refused": False, "claims": [{"text": "c", "citations": [1]}]}),
+        ("What is the capital of Peru?", {"refused": True, "claims": []}),
+    ):
+        async with services.db.transaction() as session:
+            await conv_repo.add_message(
+                session, conversation_id=conv.id, role="user", content=question
+            )
+        async with services.db.transaction() as session:
+            await conv_repo.add_message(
+                session,
+                conversation_id=conv.id,
+                role="assistant",
+                content="MobileBERT is small." if not answer["refused"] else "I cannot answer.",
+                cited_sources=[] if answer["refused"] else [{"source_id": str(sids[0])}],
+                answer=answer,
+            )
+    graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
+    syntheses = [n for n in graph["nodes"] if n["type"] == "synthesis"]
+    assert [n["data"] for n in syntheses] == [{"question": "What is MobileBERT?", "claims": 1}]
+    assert syntheses[0]["label"] == "What is MobileBERT?"
+    cites = [e for e in graph["edges"] if e["source"] == syntheses[0]["id"]]
+    assert [e["target"] for e in cites] == [f"source:{sids[0]}"]

@@ -1,0 +1,166 @@
+"""Concept candidates: generic words never become concepts, acronyms merge with their long
+forms, the background statistics are the shipped ones, and LLM concepts pass the same
+filters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from marginalia.knowledge.background import load_background
+from marginalia.knowledge.concept_filter import (
+    concept_allowed,
+    filter_concepts,
+    is_named_token,
+    mmr_order,
+    token_similarity,
+)
+from marginalia.knowledge.concepts import merge_concepts, normalize_concept
+from marginalia.knowledge.extraction import combined_acronyms, extract_offline
+from marginalia.knowledge.schemas import ExtractedConcept
+from marginalia.knowledge.sentences import ChunkText
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What the knowledge layer used to put on the canvas (issue 13) and the single-word junk of
+# the concept gold set: none of them may ever be a concept, however often it occurs.
+JUNK = [
+    "document", "texts", "sentence", "scientific", "domains", "pilot", "train", "full",
+    "open", "files", "function", "families", "edges", "source", "Department",
+    "construction", "experiences", "token", "Table", "English", "nodes", "research",
+    "papers", "Figure", "pilots", "units", "time", "Institute", "binding", "Results",
+    "staff", "Centre", "participants", "Methods", "Surgery", "Correspondence", "Canada",
+    "patients", "Phase", "document-level", "large-scale", "long-form",
+]  # fmt: skip
+
+
+def gold_single_word_junk() -> list[str]:
+    out: list[str] = []
+    for name in ("gold.jsonl",):
+        for line in (REPO / "eval" / "concepts" / name).read_text(encoding="utf-8").splitlines():
+            out += [j for j in json.loads(line)["junk"] if len(j.split()) == 1]
+    return out
+
+
+def test_shipped_background_statistics() -> None:
+    bg = load_background()
+    assert bg.n_docs == 5183 + 2105
+    assert bg.doc_freq("language model") > 100  # ACL abstracts
+    assert bg.doc_freq("patient") > 500  # SciFact abstracts
+    assert bg.doc_freq("enoxaparin") == 0
+    assert bg.is_general_word("Department") and bg.is_general_word("files")
+    assert not bg.is_general_word("thromboprophylaxis")
+
+
+@pytest.mark.parametrize("word", JUNK + gold_single_word_junk())
+def test_generic_words_are_never_concepts(word: str) -> None:
+    assert not concept_allowed(word, normalize_concept(word), load_background(), heads=50, count=50)
+
+
+def test_specific_single_words_and_names_pass() -> None:
+    bg = load_background()
+    for word in ("thromboprophylaxis", "enoxaparin", "Ensembl"):
+        assert concept_allowed(word, normalize_concept(word), bg, heads=5, count=5), word
+    for word in ("SciBERT", "S2ORC", "33RE", "Tyr369", "nDCG", "codeML", "GROBID"):
+        assert is_named_token(word), word
+        assert concept_allowed(word, normalize_concept(word), bg, heads=0, count=2), word
+    # a specific word seen once or twice is not yet a concept of the source
+    assert not concept_allowed("enoxaparin", "enoxaparin", bg, heads=2, count=2)
+
+
+def test_phrases_modifiers_names_and_boilerplate() -> None:
+    bg = load_background()
+    assert concept_allowed("triplet loss", "triplet loss", bg, heads=4, count=5)
+    assert concept_allowed("heart failure", "heart failure", bg, heads=30, count=70)
+    # always before another noun: a modifier, not a concept
+    assert not concept_allowed(
+        "structured heart failure", "structured heart failure", bg, heads=0, count=6
+    )
+    assert not concept_allowed("molecular evolutionary", "molecular evolutionary", bg)
+    assert not concept_allowed("Helen M", "helen m", bg)
+    assert not concept_allowed("Creative Commons Attribution Licence", "x", bg)
+    assert not concept_allowed("experimental results", "experimental result", bg)
+
+
+JUNK_HEAVY = (
+    "Department of Surgery, University Hospital. Correspondence: the Institute.\n\n"
+    "The document describes the files and the source of the full text. "
+    "Low molecular weight heparin (LMWH) prevents deep venous thrombosis (DVT) in trauma patients. "
+    "The document lists files, families, function and edges of the source. "
+    "Enoxaparin is a low molecular weight heparin; enoxaparin dosing was adjusted. "
+    "Thromboprophylaxis with LMWH reduced DVT; thromboprophylaxis was safe. "
+    "Patients received enoxaparin and thromboprophylaxis; deep venous thrombosis was rare. "
+    "The document and its files are the source; the full function of the families. "
+    "Compound 33RE binds the N-domain; 33RE was more selective than RXP407. "
+    "LMWH and DVT were recorded in every document of the source files."
+)
+
+
+def test_junk_never_becomes_a_concept_of_a_document() -> None:
+    chunks = [ChunkText(i, JUNK_HEAVY, "other") for i in range(3)]
+    ex = extract_offline("Thromboprophylaxis after trauma", None, chunks)
+    names = {c.name for c in ex.concepts}
+    keys = {normalize_concept(n) for n in names}
+    for junk in JUNK:
+        assert normalize_concept(junk) not in keys, junk
+    assert "RE" not in names  # a fragment of "33RE", which is one token
+    assert {"LMWH", "DVT", "33RE", "thromboprophylaxis"} <= names | {n.lower() for n in names}
+
+
+def test_an_acronym_and_its_long_form_merge() -> None:
+    text = (
+        "Low molecular weight heparin (LMWH) is given after surgery. Patients on LMWH bled "
+        "less. Low molecular weight heparin was cheaper. LMWH dosing was weight based."
+    )
+    a = extract_offline("LMWH after surgery", None, [ChunkText(0, text, "other")])
+    lmwh = [
+        c
+        for c in a.concepts
+        if normalize_concept(c.name) in {"lmwh", "low molecular weight heparin"}
+    ]
+    assert [c.name for c in lmwh] == ["LMWH"]  # one concept, not two
+    assert a.acronyms["LMWH"].lower() == "low molecular weight heparin"
+    # across sources: one source writes the long form, the other the short form
+    b = [ExtractedConcept(name="low molecular weight heparins")]
+    graph = merge_concepts({"a": a.concepts, "b": b}, combined_acronyms([a]))
+    (merged,) = [
+        c for c in graph.concepts if "lmwh" in {normalize_concept(x) for x in (c.name, *c.aliases)}
+    ]
+    assert set(merged.source_ids) == {"a", "b"}
+    assert any(
+        x.lower().startswith("low molecular weight heparin") for x in (merged.name, *merged.aliases)
+    )
+
+
+def test_llm_concepts_pass_the_same_filters() -> None:
+    text = (
+        "Enoxaparin was given. Enoxaparin dosing. Enoxaparin again. The document of the patients."
+    )
+    concepts = [
+        ExtractedConcept(name="document"),
+        ExtractedConcept(name="patients"),
+        ExtractedConcept(name="enoxaparin"),
+        ExtractedConcept(name="Enoxaparin"),  # the same key twice: kept once
+        ExtractedConcept(name="deep venous thrombosis"),
+        ExtractedConcept(name="Department"),
+    ]
+    kept = [c.name for c in filter_concepts(concepts, text)]
+    assert kept == ["enoxaparin", "deep venous thrombosis"]
+
+
+def test_mmr_keeps_near_duplicates_apart() -> None:
+    keys = [
+        "quality improvement",
+        "quality improvement process",
+        "healthcare quality improvement",
+        "patient flow",
+        "situational analysis",
+    ]
+    assert token_similarity(keys[0], keys[1]) == 1.0
+    order = mmr_order(
+        keys, [10, 9, 8, 7, 6], lambda i, j: token_similarity(keys[i], keys[j]), limit=3
+    )
+    assert order == ["quality improvement", "patient flow", "situational analysis"]
+    assert mmr_order(keys, [1] * 5, lambda i, j: 0.0, limit=2) == keys[:2]
