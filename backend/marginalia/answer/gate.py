@@ -17,13 +17,16 @@ Features (each a number in a small range; the model standardises them):
 - ``named_missing`` — the share of the question's *salient* terms (named systems, datasets,
   measures: capitalised words past the first, acronyms, letter-digit tokens such as
   "GJ 486b" or "V100") that no passage of the context contains;
-- ``absent_term`` — 1 when a term of the question occurs nowhere in the workspace (its
-  BM25 document frequency is 0), else 0;
+- ``absent_term`` — 1 when a salient term of the question occurs nowhere in the
+  workspace (BM25 document frequency 0 for all its stems), else 0;
 - ``type_expected`` / ``type_offered`` — the question asks for a number, a date or a named
   thing (:mod:`marginalia.answer.answer_types`), and one of the five best sentences offers
   it;
 - ``leg_agreement`` — the share of the lexical leg's top five chunks that the vector leg's
-  top five also holds.
+  top five also holds;
+- ``max_coverage`` / ``max_window_coverage`` — the best idf-weighted coverage of the
+  question by one sentence, and by a sentence with its neighbours;
+- ``focus_in_top`` — see :func:`focus_in_top`.
 """
 
 from __future__ import annotations
@@ -52,7 +55,13 @@ FEATURES: tuple[str, ...] = (
     "type_expected",
     "type_offered",
     "leg_agreement",
+    "max_coverage",
+    "max_window_coverage",
+    "focus_in_top",
 )
+#: The question's rarest non-named terms ``focus_in_top`` looks for, and where.
+FOCUS_TERMS = 2
+FOCUS_TOP = 3
 
 #: Sentences whose answer type counts for ``type_offered``.
 TYPE_TOP = 5
@@ -119,6 +128,8 @@ class SentenceView:
     support: float
     cosine: float
     context_coverage: float
+    coverage: float = 0.0
+    window_coverage: float = 0.0
 
 
 def features(
@@ -128,8 +139,12 @@ def features(
     passages: Sequence[Passage],
     trace: Mapping[str, Any],
     absent_term: bool,
+    question_idf: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """The gate's feature values for one question and its context (see the module doc)."""
+    """The gate's feature values for one question and its context (see the module doc).
+
+    ``sentences``: best support first. ``question_idf``: the question's stemmed terms
+    with their workspace idf (for ``focus_in_top``)."""
     best = sentences[0] if sentences else None
     kind = answer_types.expected_type(question)
     offered = any(answer_types.offers(kind, s.text, question) for s in sentences[:TYPE_TOP])
@@ -142,7 +157,27 @@ def features(
         "type_expected": 0.0 if kind == "none" else 1.0,
         "type_offered": 1.0 if kind != "none" and offered else 0.0,
         "leg_agreement": leg_agreement(trace),
+        "max_coverage": max((s.coverage for s in sentences), default=0.0),
+        "max_window_coverage": max((s.window_coverage for s in sentences), default=0.0),
+        "focus_in_top": focus_in_top(question, question_idf or {}, sentences),
     }
+
+
+def focus_in_top(
+    question: str, idf: Mapping[str, float], sentences: Sequence[SentenceView]
+) -> float:
+    """The share of the question's :data:`FOCUS_TERMS` rarest terms that are not its named
+    things (what it asks *about* them: "licence", "servers", "hourly") found in the
+    :data:`FOCUS_TOP` best sentences (stem as a prefix of a word); 1.0 without any."""
+    named = set(salient_terms(question))
+    candidates = sorted(
+        (t for t in idf if t not in named and len(t) >= 3), key=lambda t: (-idf[t], t)
+    )[:FOCUS_TERMS]
+    if not candidates:
+        return 1.0
+    text = " ".join(s.text for s in sentences[:FOCUS_TOP]).casefold()
+    found = sum(1 for t in candidates if re.search(rf"(?<![\w]){re.escape(t)}", text))
+    return found / len(candidates)
 
 
 @dataclass(frozen=True)

@@ -149,18 +149,33 @@ def pg_workspace_idf(db: Database, workspace_id: object) -> IdfLookup:
     return lookup
 
 
-def pg_absent_term(db: Database, workspace_id: object) -> Callable[[str], Awaitable[bool]]:
-    """Does a term of the question occur in no chunk of the workspace (df = 0)?"""
+@dataclass(frozen=True)
+class QuestionStats:
+    """The question's stemmed terms with their workspace idf, and whether one of its
+    salient terms (see :func:`marginalia.answer.gate.salient_terms`) occurs in no chunk."""
 
-    async def check(question: str) -> bool:
+    idf: dict[str, float]
+    salient_absent: bool
+
+
+def pg_question_stats(
+    db: Database, workspace_id: object
+) -> Callable[[str, Sequence[str]], Awaitable[QuestionStats]]:
+    """:class:`QuestionStats` from the workspace's retrieval statistics (two queries)."""
+
+    async def stats(question: str, salient: Sequence[str]) -> QuestionStats:
         async with db.session() as session:
-            (terms,) = await repo.lexemes(session, [question])
-            if not terms:
-                return False
-            df = await repo.document_frequencies(session, workspace_id, sorted(terms))
-        return any(df.get(t, 0.0) <= 0 for t in terms)
+            terms, *named = await repo.lexemes(session, [question, *salient])
+            wanted = sorted(terms | frozenset().union(*named)) if named else sorted(terms)
+            if not wanted:
+                return QuestionStats({}, False)
+            n = await repo.workspace_chunk_count(session, workspace_id)
+            df = await repo.document_frequencies(session, workspace_id, wanted)
+        absent = any(lex and all(df.get(t, 0.0) <= 0 for t in lex) for lex in named)
+        idf = {t: bm25_idf(float(n or 0), df.get(t, 0.0)) for t in terms}
+        return QuestionStats(idf, absent)
 
-    return check
+    return stats
 
 
 @dataclass(frozen=True)

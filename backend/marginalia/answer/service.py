@@ -111,14 +111,21 @@ async def answer_from_context(
         question=question,
     )
     evidence = offline.evidence_score(scored)
+    stats = await offline.pg_question_stats(ctx.db, context.scope.workspace_id)(
+        question, gate.salient_terms(question)
+    )
     gate_features = gate.features(
         question=question,
         sentences=[
-            gate.SentenceView(s.text, s.support, s.cosine, s.context_coverage) for s in scored
+            gate.SentenceView(
+                s.text, s.support, s.cosine, s.context_coverage, s.coverage, s.window_coverage
+            )
+            for s in scored
         ],
         passages=context.passages,
         trace=context.trace,
-        absent_term=await offline.pg_absent_term(ctx.db, context.scope.workspace_id)(question),
+        absent_term=stats.salient_absent,
+        question_idf=stats.idf,
     )
     answer = Answer(
         question=question,
