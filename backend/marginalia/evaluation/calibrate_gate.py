@@ -2,10 +2,14 @@
 
 Method, all on the development set's items (their ``score_only`` gate features):
 
-1. For each L2 strength in :data:`L2_GRID`, out-of-fold probabilities by stratified
-   :data:`FOLDS`-fold cross-validation (answerable and unanswerable items each dealt to
-   folds in file order; a follow-up always in its parent's fold); keep the strength with
-   the highest out-of-fold ROC AUC (ties: the stronger penalty).
+0. Out-of-fold probabilities come from stratified :data:`FOLDS`-fold cross-validation
+   (answerable and unanswerable items each dealt to folds in file order; a follow-up
+   always in its parent's fold).
+1. Features: greedy forward selection from :data:`marginalia.answer.gate.FEATURES` (L2
+   strength 1.0) — add the feature that raises the out-of-fold ROC AUC most, stop when no
+   feature adds :data:`MIN_GAIN` or at :data:`MAX_FEATURES`.
+2. For each L2 strength in :data:`L2_GRID`, the out-of-fold AUC of the chosen features;
+   keep the best strength (ties: the stronger penalty).
 2. The threshold: :func:`marginalia.evaluation.calibrate.fit_threshold` on those
    out-of-fold probabilities — the highest answer rate with refusal ≥ ``min_refusal`` —
    so it is chosen on probabilities of items the model did not see.
@@ -26,9 +30,12 @@ from marginalia.evaluation.qa_signal import bootstrap_auc, roc_auc
 
 FOLDS = 5
 L2_GRID = (0.1, 0.3, 1.0, 3.0, 10.0)
+MIN_GAIN = 0.005
+MAX_FEATURES = 5
 
 METHOD = (
-    "logistic regression over the gate features (L2 strength chosen from {grid} by "
+    "logistic regression over gate features chosen by greedy forward selection on "
+    "{folds}-fold out-of-fold ROC AUC (L2 strength chosen from {grid} by "
     "{folds}-fold out-of-fold ROC AUC); threshold = max answer rate with refusal >= "
     "{target} on the out-of-fold probabilities (midpoint between neighbouring scores); "
     "model refitted on every item"
@@ -47,17 +54,53 @@ def folds_of(items: Sequence[QAItem], k: int = FOLDS) -> list[int]:
 
 
 def out_of_fold(
-    rows: Sequence[Mapping[str, float]], labels: Sequence[bool], folds: Sequence[int], l2: float
+    rows: Sequence[Mapping[str, float]],
+    labels: Sequence[bool],
+    folds: Sequence[int],
+    l2: float,
+    names: Sequence[str] = FEATURES,
 ) -> list[float]:
     """Each item's probability from a model fitted on the other folds."""
     probs = [0.0] * len(rows)
     for f in sorted(set(folds)):
         train = [i for i, g in enumerate(folds) if g != f]
-        model = fit_logistic([rows[i] for i in train], [labels[i] for i in train], l2=l2)
+        model = fit_logistic(
+            [rows[i] for i in train], [labels[i] for i in train], names=names, l2=l2
+        )
         for i, g in enumerate(folds):
             if g == f:
                 probs[i] = model.probability(rows[i])
     return probs
+
+
+def _auc(probs: Sequence[float], labels: Sequence[bool]) -> float:
+    pos = [p for p, y in zip(probs, labels, strict=True) if y]
+    neg = [p for p, y in zip(probs, labels, strict=True) if not y]
+    return roc_auc(pos, neg) or 0.0
+
+
+def forward_select(
+    rows: Sequence[Mapping[str, float]], labels: Sequence[bool], folds: Sequence[int]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """The features greedy forward selection keeps, and each step's out-of-fold AUC."""
+    chosen: list[str] = []
+    steps: list[dict[str, Any]] = []
+    best = 0.5
+    while len(chosen) < MAX_FEATURES:
+        trials = [
+            (_auc(out_of_fold(rows, labels, folds, 1.0, [*chosen, f]), labels), f)
+            for f in FEATURES
+            if f not in chosen
+        ]
+        if not trials:
+            break
+        auc, feature = max(trials, key=lambda t: (round(t[0], 9), -FEATURES.index(t[1])))
+        if auc < best + MIN_GAIN:
+            break
+        chosen.append(feature)
+        best = auc
+        steps.append({"added": feature, "oof_auc": auc})
+    return (chosen or list(FEATURES)), steps
 
 
 def build_gate_calibration(
@@ -78,19 +121,16 @@ def build_gate_calibration(
         raise ValueError(f"items without gate features: {', '.join(missing[:5])}")
     labels = [it.answerable for it in items]
     folds = folds_of(items)
+    names, steps = forward_select(rows, labels, folds)
     trials = []
     for l2 in L2_GRID:
-        oof = out_of_fold(rows, labels, folds, l2)
-        auc = roc_auc(
-            [p for p, y in zip(oof, labels, strict=True) if y],
-            [p for p, y in zip(oof, labels, strict=True) if not y],
-        )
-        trials.append((auc or 0.0, l2, oof))
+        oof = out_of_fold(rows, labels, folds, l2, names)
+        trials.append((_auc(oof, labels), l2, oof))
     best_auc, l2, oof = max(trials, key=lambda t: (round(t[0], 9), t[1]))
     pos = [p for p, y in zip(oof, labels, strict=True) if y]
     neg = [p for p, y in zip(oof, labels, strict=True) if not y]
     fit = fit_threshold(pos, neg, min_refusal=min_refusal)
-    model: GateModel = fit_logistic(rows, labels, l2=l2)
+    model: GateModel = fit_logistic(rows, labels, names=names, l2=l2)
     in_sample = [model.probability(r) for r in rows]
     ci = bootstrap_auc(pos, neg)
     return {
@@ -107,6 +147,7 @@ def build_gate_calibration(
             "files": list(files),
         },
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "feature_selection": steps,
         "l2": l2,
         "l2_trials": [{"l2": t[1], "oof_auc": t[0]} for t in trials],
         "expected_on_fit_set": {
