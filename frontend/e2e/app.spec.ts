@@ -116,11 +116,14 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
   })
 
   await test.step('deep links of later views say they are coming; per-paper Q&A answers from one paper', async () => {
-    for (const view of ['canvas', 'path', 'wiki/attention', 'read/00000000-0000-0000-0000-000000000000?page=3']) {
+    for (const view of ['canvas', 'path', 'wiki/attention']) {
       await page.goto(`/w/${workspaceId}/${view}`)
       await expect(page.getByTestId('coming-soon')).toContainText('Coming soon')
     }
-    await expectAccessible(page, 'reader placeholder')
+    await expectAccessible(page, 'wiki placeholder')
+    // The reader is built (e2e/reader.spec.ts); an unknown source says so.
+    await page.goto(`/w/${workspaceId}/read/00000000-0000-0000-0000-000000000000?page=3`)
+    await expect(page.getByRole('alert')).toContainText('could not be loaded')
     await page.goto(`/w/${workspaceId}`)
     await page.getByRole('button', { name: /^Ask about .*trauma|^Ask about .*thrombo/i }).first().click()
     const dialog = page.getByRole('dialog')

@@ -11,7 +11,16 @@ from fastapi import FastAPI
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import install_frontend
-from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
+from marginalia.api.routes import (
+    answers,
+    health,
+    jobs,
+    knowledge,
+    notes,
+    research,
+    sources,
+    workspaces,
+)
 from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
 from marginalia.runtime import Runtime, open_runtime
@@ -54,7 +63,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (health, workspaces, sources, knowledge, research, answers, jobs):
+    for module in (health, workspaces, sources, knowledge, research, answers, jobs, notes):
         app.include_router(module.router)
     install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)

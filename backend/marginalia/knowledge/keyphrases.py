@@ -16,6 +16,7 @@ from marginalia.knowledge.concept_filter import (
     token_similarity,
     weight_of,
 )
+from marginalia.knowledge.concept_levels import provisional_level
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import WORD_SPAN_RE, SourceSentence, usable
@@ -498,11 +499,13 @@ def extract_keyphrases(
         limit=limit,
     )
     out: list[ExtractedConcept] = []
-    for _key, (_cand, concept_name, concept_long) in ranked:
+    for key, (cand, concept_name, concept_long) in ranked:
+        forms = [concept_name, *([concept_long] if concept_long else []), *cand.surfaces]
+        level_key = normalize_concept(concept_long) if concept_long else key
         out.append(
             ExtractedConcept(
                 name=concept_name,
-                level=1,
+                level=provisional_level(forms, level_key, sentences, background),
                 description=_definition(concept_name, concept_long, sentences),
                 parent=None,
                 related=[],

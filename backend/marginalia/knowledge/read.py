@@ -10,12 +10,16 @@ from marginalia.db.models import Concept, ConceptEdge
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
+from marginalia.knowledge.gaps import GapClaim, GapConcept, GapEvidence, find_gaps
 from marginalia.knowledge.text import normalize_whitespace
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
     EdgeType,
     EvidenceView,
+    GapResearch,
+    GapsView,
+    GapView,
     GraphEdge,
     GraphNode,
     GraphView,
@@ -311,3 +315,70 @@ async def source_concepts(
         ]
         for sid, items in ranked.items()
     }
+
+
+async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> GapsView:
+    """What the workspace does not settle yet (:mod:`marginalia.knowledge.gaps`)."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        sources = await repo.workspace_sources(session, workspace_id)
+        concepts = await repo.list_concepts(session, workspace_id)
+        links = await repo.source_concept_links(session, workspace_id)
+        edges = await repo.list_concept_edges(session, workspace_id)
+        claims = await repo.claims_with_evidence(session, workspace_id)
+    by_id = {c.id: c for c in concepts}
+    discussed: dict[uuid.UUID, set[str]] = defaultdict(set)
+    for sid, cid in links:
+        discussed[cid].add(str(sid))
+    gap_concepts = [
+        GapConcept(
+            slug=c.slug,
+            name=c.name,
+            level=c.level,
+            source_ids=tuple(sorted(discussed.get(c.id, set()))),
+            centrality=c.centrality or 0.0,
+            description=c.description,
+        )
+        for c in concepts
+        if discussed.get(c.id)
+    ]
+    gap_edges = [
+        (by_id[e.source_concept_id].slug, by_id[e.target_concept_id].slug, e.edge_type, e.weight)
+        for e in edges
+        if e.source_concept_id in by_id and e.target_concept_id in by_id
+    ]
+    gap_claims = [
+        GapClaim(
+            id=str(c.id),
+            source_id=str(c.source_id),
+            text=c.text,
+            evidence=tuple(GapEvidence(str(e.source_id), e.relation, e.score) for e in ev),
+        )
+        for c, ev in claims
+    ]
+    titles = {str(s.id): s.title for s in sources}
+    found = find_gaps(gap_concepts, gap_claims, gap_edges, titles)
+    names = {c.slug: c.name for c in concepts}
+    engines = {e.engine for _, ev in claims for e in ev if e.engine}
+    counts: Counter[str] = Counter(g.kind for g in found)
+    return GapsView(
+        engine=", ".join(sorted(engines)) if engines - {"offline"} else "offline",
+        counts=dict(sorted(counts.items())),
+        gaps=[
+            GapView(
+                id=g.id,
+                kind=g.kind,
+                title=g.title,
+                detail=g.detail,
+                suggested_topic=g.suggested_topic,
+                research=GapResearch(queries=list(g.queries)),
+                score=round(g.score, 6),
+                concepts=list(g.concepts),
+                concept_names=[names.get(s, s) for s in g.concepts],
+                claim_id=uuid.UUID(g.claim_id) if g.claim_id else None,
+                source_ids=[uuid.UUID(s) for s in g.source_ids],
+                evidence=dict(g.evidence),
+            )
+            for g in found
+        ],
+    )

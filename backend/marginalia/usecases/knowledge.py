@@ -18,6 +18,7 @@ from marginalia.knowledge.update import rebuild_workspace
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     WikiPageSummary,
     WikiPageView,
@@ -57,6 +58,10 @@ async def list_wiki_pages(rt: Runtime, workspace_id: uuid.UUID) -> list[WikiPage
 
 async def get_wiki_page(rt: Runtime, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
     return await read.get_wiki_page(rt, workspace_id, slug)
+
+
+async def workspace_gaps(rt: Runtime, workspace_id: uuid.UUID) -> GapsView:
+    return await read.workspace_gaps(rt, workspace_id)
 
 
 def job_param(ctx: JobContext, name: str) -> uuid.UUID:

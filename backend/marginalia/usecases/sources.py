@@ -70,11 +70,17 @@ class UploadSubmitted:
 
 
 async def submit_uploads(
-    rt: Runtime, workspace_id: uuid.UUID, uploads: list[Upload], *, validated: bool = False
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    uploads: list[Upload],
+    *,
+    validated: bool = False,
+    metadata: dict[str, Any] | None = None,
 ) -> UploadSubmitted:
     """Validate each file on its own — a refused file is reported, never stored, and does
     not sink the others — then store the accepted ones and submit one ingest job. When
-    every file is refused nothing is stored and the (first) refusal is raised."""
+    every file is refused nothing is stored and the (first) refusal is raised.
+    ``metadata``: SourceMetadata fields every file gets (e.g. the URL it was fetched from)."""
     await get_workspace(rt, workspace_id)
     if not uploads:
         raise ValidationFailed("no files in the upload")
@@ -97,9 +103,14 @@ async def submit_uploads(
     files = []
     for upload in accepted:
         stored = await asyncio.to_thread(rt.files.put, upload.data)
-        files.append(
-            {"key": stored.key, "filename": upload.filename, "content_type": upload.content_type}
-        )
+        item: dict[str, Any] = {
+            "key": stored.key,
+            "filename": upload.filename,
+            "content_type": upload.content_type,
+        }
+        if metadata:
+            item["metadata"] = {k: v for k, v in metadata.items() if v is not None}
+        files.append(item)
     job = await rt.jobs.submit(
         INGEST_KIND, {"workspace_id": str(workspace_id), "files": files}, workspace_id=workspace_id
     )

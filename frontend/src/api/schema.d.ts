@@ -36,6 +36,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/highlights/{highlight_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete Highlight */
+        delete: operations["delete_highlight_api_highlights__highlight_id__delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Update Highlight
+         * @description Change a highlight's colour or note (an empty note removes it).
+         */
+        patch: operations["update_highlight_api_highlights__highlight_id__patch"];
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -241,6 +262,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources/{source_id}/highlights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Source Highlights
+         * @description A source's highlights and notes, in page order.
+         */
+        get: operations["list_source_highlights_api_sources__source_id__highlights_get"];
+        put?: never;
+        /**
+         * Create Highlight
+         * @description Highlight a selection of page ``page`` (found in the stored page text by its text
+         *     and context; 422 when it is not there), optionally with a note.
+         */
+        post: operations["create_highlight_api_sources__source_id__highlights_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources/{source_id}/highlights.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Source Highlights
+         * @description A source's highlights as Markdown: each quote, its page and its note.
+         */
+        get: operations["export_source_highlights_api_sources__source_id__highlights_md_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}/pages": {
         parameters: {
             query?: never;
@@ -381,6 +447,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{workspace_id}/gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the workspace does not settle yet, each gap with a research request */
+        get: operations["get_gaps_api_workspaces__workspace_id__gaps_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{workspace_id}/graph": {
         parameters: {
             query?: never;
@@ -390,6 +473,46 @@ export interface paths {
         };
         /** Sources, concepts and syntheses */
         get: operations["get_graph_api_workspaces__workspace_id__graph_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/highlights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Workspace Highlights
+         * @description Every highlight of the workspace, or those whose quote or note contains ``q``.
+         */
+        get: operations["list_workspace_highlights_api_workspaces__workspace_id__highlights_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/highlights.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Workspace Highlights
+         * @description The workspace's highlights as Markdown, one section per source.
+         */
+        get: operations["export_workspace_highlights_api_workspaces__workspace_id__highlights_md_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -425,9 +548,27 @@ export interface paths {
         /** The latest learning path */
         get: operations["get_path_api_workspaces__workspace_id__path_get"];
         put?: never;
-        /** Generate a learning path */
+        /** Generate a learning path (regenerate a stale one) */
         post: operations["post_path_api_workspaces__workspace_id__path_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/path/steps/{step_id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Mark a learning path step read (stored on the server) */
+        put: operations["put_step_read_api_workspaces__workspace_id__path_steps__step_id__read_put"];
+        post?: never;
+        /** Mark a learning path step unread */
+        delete: operations["delete_step_read_api_workspaces__workspace_id__path_steps__step_id__read_delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -886,6 +1027,79 @@ export interface components {
             /** Source Title */
             source_title: string | null;
         };
+        /**
+         * GapResearch
+         * @description A body for ``POST /api/workspaces/{id}/research`` that researches the gap.
+         */
+        GapResearch: {
+            /**
+             * Max Sources
+             * @default 10
+             */
+            max_sources: number;
+            /** Queries */
+            queries: string[];
+        };
+        /** GapView */
+        GapView: {
+            /** Claim Id */
+            claim_id: string | null;
+            /** Concept Names */
+            concept_names: string[];
+            /**
+             * Concepts
+             * @description concept slugs (wiki pages and canvas nodes)
+             */
+            concepts: string[];
+            /** Detail */
+            detail: string;
+            /**
+             * Evidence
+             * @description claims: evidence count per relation
+             */
+            evidence: {
+                [key: string]: number;
+            };
+            /**
+             * Id
+             * @description stable: '<kind>:<claim id or concept slug>'
+             */
+            id: string;
+            /**
+             * Kind
+             * @description contested_claim | unsupported_claim | unexplained_prerequisite | single_source_concept
+             */
+            kind: string;
+            research: components["schemas"]["GapResearch"];
+            /** Score */
+            score: number;
+            /** Source Ids */
+            source_ids: string[];
+            /**
+             * Suggested Topic
+             * @description what a research run on this gap would look for
+             */
+            suggested_topic: string;
+            /** Title */
+            title: string;
+        };
+        /** GapsView */
+        GapsView: {
+            /**
+             * Counts
+             * @description gaps per kind
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Engine
+             * @description 'offline' when no model judged the evidence
+             */
+            engine: string;
+            /** Gaps */
+            gaps: components["schemas"]["GapView"][];
+        };
         /** GraphEdge */
         GraphEdge: {
             /** Data */
@@ -954,6 +1168,89 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /**
+         * HighlightCreate
+         * @description A selection on page ``page``: its text and a little of what surrounds it.
+         */
+        HighlightCreate: {
+            /**
+             * Color
+             * @default yellow
+             * @enum {string}
+             */
+            color: "yellow" | "green" | "blue" | "pink";
+            /** Note */
+            note?: string | null;
+            /** Page */
+            page: number;
+            /**
+             * Prefix
+             * @default
+             */
+            prefix: string;
+            /** Quote */
+            quote: string;
+            /**
+             * Suffix
+             * @default
+             */
+            suffix: string;
+        };
+        /** HighlightOut */
+        HighlightOut: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** Color */
+            color: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Note */
+            note: string | null;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Prefix */
+            prefix: string;
+            /** Rects */
+            rects: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Suffix */
+            suffix: string;
+            /** Text */
+            text: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /**
+             * Workspace Id
+             * Format: uuid
+             */
+            workspace_id: string;
+        };
+        /** HighlightUpdate */
+        HighlightUpdate: {
+            /** Color */
+            color?: ("yellow" | "green" | "blue" | "pink") | null;
+            /** Note */
+            note?: string | null;
         };
         /**
          * JobEventOut
@@ -1049,8 +1346,17 @@ export interface components {
             id: string;
             /** Notes */
             notes: string | null;
+            /**
+             * Stale
+             * @description the knowledge changed since the path was made (a source added or removed, a rebuild); POST .../path makes a new one
+             */
+            stale: boolean;
+            /** Stale Reason */
+            stale_reason: string | null;
             /** Steps */
             steps: components["schemas"]["PathStepView"][];
+            /** Steps Read */
+            steps_read: number;
             /** Title */
             title: string;
         };
@@ -1084,21 +1390,70 @@ export interface components {
             /** Text */
             text: string;
         };
+        /** PathConceptView */
+        PathConceptView: {
+            /** Level */
+            level: number | null;
+            /** Name */
+            name: string;
+            /** Slug */
+            slug: string;
+        };
+        /** PathPrerequisiteView */
+        PathPrerequisiteView: {
+            /**
+             * Concepts
+             * @description names of the concepts it explains that this step needs
+             */
+            concepts?: string[];
+            /**
+             * Position
+             * @description its step's position in this path
+             */
+            position: number | null;
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Title */
+            title: string;
+        };
         /** PathStepView */
         PathStepView: {
-            /** Concepts Covered */
+            /**
+             * Concepts
+             * @description the same concepts, named
+             */
+            concepts: components["schemas"]["PathConceptView"][];
+            /**
+             * Concepts Covered
+             * @description concept slugs, foundational first
+             */
             concepts_covered: string[];
-            /** Difficulty */
+            /**
+             * Difficulty
+             * @description beginner | intermediate | advanced
+             */
             difficulty: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
             /** Key Takeaways */
             key_takeaways: string[];
             /** Position */
             position: number;
             /**
              * Prerequisites
-             * @description source ids of the steps to read first
+             * @description the steps to read first
              */
-            prerequisites: string[];
+            prerequisites: components["schemas"]["PathPrerequisiteView"][];
+            /** Read */
+            read: boolean;
+            /** Read At */
+            read_at: string | null;
             /** Reading Minutes */
             reading_minutes: number;
             /**
@@ -1445,6 +1800,56 @@ export interface components {
              */
             updated_at: string;
         };
+        /** WorkspaceHighlightOut */
+        WorkspaceHighlightOut: {
+            /** Char End */
+            char_end: number;
+            /** Char Start */
+            char_start: number;
+            /** Color */
+            color: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Note */
+            note: string | null;
+            /** Page */
+            page: number;
+            /** Page End */
+            page_end: number;
+            /** Prefix */
+            prefix: string;
+            /** Rects */
+            rects: components["schemas"]["QuoteRect"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /** Source Title */
+            source_title?: string | null;
+            /** Suffix */
+            suffix: string;
+            /** Text */
+            text: string;
+            /**
+             * Updated At
+             * Format: date-time
+             */
+            updated_at: string;
+            /**
+             * Workspace Id
+             * Format: uuid
+             */
+            workspace_id: string;
+        };
         /**
          * WorkspaceListItem
          * @description A workspace on the start page: with its source count and latest activity.
@@ -1707,6 +2112,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+        };
+    };
+    delete_highlight_api_highlights__highlight_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                highlight_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    update_highlight_api_highlights__highlight_id__patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                highlight_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HighlightUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -2394,6 +2881,131 @@ export interface operations {
             };
         };
     };
+    list_source_highlights_api_sources__source_id__highlights_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    create_highlight_api_sources__source_id__highlights_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HighlightCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HighlightOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_source_highlights_api_sources__source_id__highlights_md_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     source_pages_api_sources__source_id__pages_get: {
         parameters: {
             query?: never;
@@ -2947,6 +3559,46 @@ export interface operations {
             };
         };
     };
+    get_gaps_api_workspaces__workspace_id__gaps_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GapsView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_graph_api_workspaces__workspace_id__graph_get: {
         parameters: {
             query?: {
@@ -2986,6 +3638,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_workspace_highlights_api_workspaces__workspace_id__highlights_get: {
+        parameters: {
+            query?: {
+                /** @description words in the quote or note */
+                q?: string | null;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceHighlightOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_workspace_highlights_api_workspaces__workspace_id__highlights_md_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Markdown */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorOut"];
                 };
             };
         };
@@ -3083,6 +3819,88 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningPathView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    put_step_read_api_workspaces__workspace_id__path_steps__step_id__read_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LearningPathView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    delete_step_read_api_workspaces__workspace_id__path_steps__step_id__read_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                step_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

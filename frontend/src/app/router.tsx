@@ -24,7 +24,7 @@ export const router = createBrowserRouter([
             path: 'chat/:conversationId?',
             lazy: async () => ({ Component: (await import('../views/chat/ChatPage')).ChatPage }),
           },
-          // The later issues' views (canvas #15, path and wiki #15, reader #16): routed now.
+          // The later issues' views (canvas #15, path and wiki #15): routed now; the reader (#16).
           {
             path: 'canvas',
             lazy: async () => ({ Component: (await import('../views/canvas/CanvasPage')).CanvasPage }),
@@ -39,7 +39,7 @@ export const router = createBrowserRouter([
           },
           {
             path: 'read/:sourceId?',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).ReaderPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/reader/ReaderPage')).ReaderPage }),
           },
         ],
       },

@@ -13,6 +13,7 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     LearningPathView,
     WikiPageSummary,
@@ -52,6 +53,15 @@ async def get_claims(
     return await knowledge.list_claims(rt, workspace_id, source_id=source_id)
 
 
+@router.get(
+    "/gaps",
+    response_model=GapsView,
+    summary="What the workspace does not settle yet, each gap with a research request",
+)
+async def get_gaps(workspace_id: uuid.UUID, rt: RuntimeDep) -> GapsView:
+    return await knowledge.workspace_gaps(rt, workspace_id)
+
+
 @router.get("/wiki", response_model=list[WikiPageSummary])
 async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSummary]:
     return await knowledge.list_wiki_pages(rt, workspace_id)
@@ -76,10 +86,32 @@ async def get_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     "/path",
     status_code=status.HTTP_201_CREATED,
     response_model=LearningPathView,
-    summary="Generate a learning path",
+    summary="Generate a learning path (regenerate a stale one)",
 )
 async def post_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     return await paths.generate_learning_path(rt, workspace_id)
+
+
+@router.put(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step read (stored on the server)",
+)
+async def put_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=True)
+
+
+@router.delete(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step unread",
+)
+async def delete_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=False)
 
 
 @router.post(

@@ -41,8 +41,12 @@ from marginalia.knowledge.repository.graph import (
     syntheses,
 )
 from marginalia.knowledge.repository.paths import (
+    bump_knowledge_version,
     insert_learning_path,
+    knowledge_version,
     latest_learning_path,
+    read_marks,
+    set_step_read,
 )
 from marginalia.knowledge.repository.sources import (
     SourceRow,
@@ -72,6 +76,7 @@ __all__ = [
     "EvidenceCandidate",
     "SourceRow",
     "backlinks",
+    "bump_knowledge_version",
     "change_concept_edges",
     "change_source_links",
     "chunk_rows",
@@ -94,6 +99,7 @@ __all__ = [
     "insert_evidence",
     "insert_learning_path",
     "insert_source_edges",
+    "knowledge_version",
     "latest_learning_path",
     "list_clusters",
     "list_concept_edges",
@@ -102,9 +108,11 @@ __all__ = [
     "list_wiki_pages",
     "lock_workspace",
     "mean_chunk_embedding",
+    "read_marks",
     "replace_clusters",
     "revision_count",
     "set_description_embedding",
+    "set_step_read",
     "similar_wiki_pages",
     "source_concept_links",
     "source_concept_weights",

@@ -1,6 +1,6 @@
 // Routes for the views of later issues. They exist now so links and bookmarks work;
 // each says plainly that the view is not built yet and what to use meanwhile.
-import { Link, useParams, useSearchParams } from 'react-router'
+import { Link, useParams } from 'react-router'
 
 function ComingSoon({ title, issue, children }: { title: string; issue: string; children?: React.ReactNode }) {
   const { workspaceId } = useParams()
@@ -27,20 +27,4 @@ export function PathPlaceholder() {
 export function WikiPlaceholder() {
   const { slug } = useParams()
   return <ComingSoon title={slug ? `Wiki: ${slug}` : 'Wiki'} issue="the canvas, learning paths and wiki issue">`marginalia wiki` prints the pages meanwhile.</ComingSoon>
-}
-
-export function ReaderPlaceholder() {
-  const { sourceId } = useParams()
-  const [params] = useSearchParams()
-  const page = params.get('page')
-  return (
-    <ComingSoon title="Reader" issue="the reader issue">
-      The PDF with the cited quote highlighted will open here{page ? ` at page ${page}` : ''}.{' '}
-      {sourceId && (
-        <a className="text-accent-700 underline dark:text-accent-300" href={`/api/sources/${sourceId}/file`} target="_blank" rel="noopener noreferrer">
-          Open the original file
-        </a>
-      )}
-    </ComingSoon>
-  )
 }
