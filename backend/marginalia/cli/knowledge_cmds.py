@@ -199,4 +199,3 @@ def register(app: typer.Typer) -> None:
                 console.print(current.notes, markup=False, highlight=False)
 
         run(with_runtime(go))
-
