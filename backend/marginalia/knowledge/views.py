@@ -143,3 +143,48 @@ class LearningPathView(BaseModel):
     stale_reason: str | None
     steps_read: int
     steps: list[PathStepView]
+
+
+class WikiRevisionSummary(BaseModel):
+    revision: int
+    title: str
+    reason: str | None = Field(description="why it was written (a source added, removed, …)")
+    created_at: datetime
+
+
+class WikiRevisionView(WikiRevisionSummary):
+    slug: str
+    body: str = Field(description="Markdown, citations rendered as on the page")
+    body_raw: str
+    citations: list[WikiCitationView]
+
+
+class GapResearch(BaseModel):
+    """A body for ``POST /api/workspaces/{id}/research`` that researches the gap."""
+
+    queries: list[str]
+    max_sources: int = 10
+
+
+class GapView(BaseModel):
+    id: str = Field(description="stable: '<kind>:<claim id or concept slug>'")
+    kind: str = Field(
+        description="contested_claim | unsupported_claim | unexplained_prerequisite | "
+        "single_source_concept"
+    )
+    title: str
+    detail: str
+    suggested_topic: str = Field(description="what a research run on this gap would look for")
+    research: GapResearch
+    score: float
+    concepts: list[str] = Field(description="concept slugs (wiki pages and canvas nodes)")
+    concept_names: list[str]
+    claim_id: uuid.UUID | None
+    source_ids: list[uuid.UUID]
+    evidence: dict[str, int] = Field(description="claims: evidence count per relation")
+
+
+class GapsView(BaseModel):
+    engine: str = Field(description="'offline' when no model judged the evidence")
+    counts: dict[str, int] = Field(description="gaps per kind")
+    gaps: list[GapView]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Path, Query, status
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
@@ -13,10 +13,13 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     LearningPathView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.usecases import knowledge, paths
 
@@ -52,6 +55,15 @@ async def get_claims(
     return await knowledge.list_claims(rt, workspace_id, source_id=source_id)
 
 
+@router.get(
+    "/gaps",
+    response_model=GapsView,
+    summary="What the workspace does not settle yet, each gap with a research request",
+)
+async def get_gaps(workspace_id: uuid.UUID, rt: RuntimeDep) -> GapsView:
+    return await knowledge.workspace_gaps(rt, workspace_id)
+
+
 @router.get("/wiki", response_model=list[WikiPageSummary])
 async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSummary]:
     return await knowledge.list_wiki_pages(rt, workspace_id)
@@ -60,6 +72,31 @@ async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSumm
 @router.get("/wiki/{slug}", response_model=WikiPageView)
 async def get_wiki_page(workspace_id: uuid.UUID, slug: str, rt: RuntimeDep) -> WikiPageView:
     return await knowledge.get_wiki_page(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions",
+    response_model=list[WikiRevisionSummary],
+    summary="A wiki page's revisions, newest first",
+)
+async def get_wiki_revisions(
+    workspace_id: uuid.UUID, slug: str, rt: RuntimeDep
+) -> list[WikiRevisionSummary]:
+    return await knowledge.wiki_revisions(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions/{revision}",
+    response_model=WikiRevisionView,
+    summary="One revision of a wiki page",
+)
+async def get_wiki_revision(
+    workspace_id: uuid.UUID,
+    slug: str,
+    revision: Annotated[int, Path(ge=1, le=1_000_000)],
+    rt: RuntimeDep,
+) -> WikiRevisionView:
+    return await knowledge.wiki_revision(rt, workspace_id, slug, revision)
 
 
 @router.get("/path", response_model=LearningPathView, summary="The latest learning path")
