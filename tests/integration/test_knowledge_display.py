@@ -142,3 +142,24 @@ async def test_gaps_over_http(
     assert first["evidence"]["supports"] == 1 and first["evidence"]["contradicts"] == 1
     missing = await client.get(f"/api/workspaces/{uuid.uuid4()}/gaps")
     assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+
+
+async def test_wiki_revisions_are_viewable(
+    client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    ws, _ = shown
+    base = f"/api/workspaces/{ws}/wiki"
+    pages = (await client.get(base)).json()
+    page = max(pages, key=lambda p: p["revision"])
+    full = (await client.get(f"{base}/{page['slug']}")).json()
+    revisions = (await client.get(f"{base}/{page['slug']}/revisions")).json()
+    assert [r["revision"] for r in revisions] == list(range(full["revisions"], 0, -1))
+    assert all(r["reason"] for r in revisions)
+    latest = (await client.get(f"{base}/{page['slug']}/revisions/{full['revision']}")).json()
+    assert latest["body"] == full["body"] and latest["body_raw"] == full["body_raw"]
+    assert latest["citations"] == full["citations"]
+    first = (await client.get(f"{base}/{page['slug']}/revisions/1")).json()
+    assert first["revision"] == 1 and "[source:" not in first["body"]
+    assert (await client.get(f"{base}/{page['slug']}/revisions/999")).status_code == 404
+    assert (await client.get(f"{base}/{page['slug']}/revisions/0")).status_code == 422
+    assert (await client.get(f"{base}/no-such-page/revisions")).status_code == 404

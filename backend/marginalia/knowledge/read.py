@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from collections import Counter, defaultdict
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from marginalia.db.models import Concept, ConceptEdge
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import repository as repo
@@ -29,6 +31,8 @@ from marginalia.knowledge.views import (
     WikiCitationView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.knowledge.wiki import (
     CitationTarget,
@@ -252,26 +256,21 @@ async def list_wiki_pages(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> lis
     ]
 
 
-async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
-    async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
-        page = await repo.get_wiki_page(session, workspace_id, slug)
-        if page is None:
-            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
-        revisions = await repo.revision_count(session, page.id)
-        backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
-        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
-        titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
-        markers = extract_citations(page.body)
-        ids: list[uuid.UUID] = []
-        for sid_text, _ in markers:
-            try:
-                ids.append(uuid.UUID(sid_text))
-            except ValueError:
-                continue
-        pages = await repo.cited_chunk_pages(
-            session, sorted(set(ids), key=str), [i for _, i in markers if i is not None]
-        )
+async def _citations(
+    session: AsyncSession, workspace_id: uuid.UUID, body: str
+) -> tuple[str, list[WikiCitationView]]:
+    """``body`` with its citations rendered, and the citations (:func:`render_citations`)."""
+    titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
+    markers = extract_citations(body)
+    ids: list[uuid.UUID] = []
+    for sid_text, _ in markers:
+        try:
+            ids.append(uuid.UUID(sid_text))
+        except ValueError:
+            continue
+    pages = await repo.cited_chunk_pages(
+        session, sorted(set(ids), key=str), [i for _, i in markers if i is not None]
+    )
     targets: dict[tuple[str, int | None], CitationTarget] = {}
     citations: list[WikiCitationView] = []
     for sid_text, index in markers:
@@ -294,19 +293,77 @@ async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: st
                 href=reader_href(str(workspace_id), target),
             )
         )
+    return render_citations(body, targets, str(workspace_id)), citations
+
+
+async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        revisions = await repo.revision_count(session, page.id)
+        backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
+        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+        body, citations = await _citations(session, workspace_id, page.body)
     return WikiPageView(
         slug=page.slug,
         title=page.title,
         revision=page.revision,
         links=list(page.links),
         updated_at=page.updated_at,
-        body=render_citations(page.body, targets, str(workspace_id)),
+        body=body,
         body_raw=page.body,
         cited=list(page.cited),
         citations=citations,
         revisions=revisions,
         backlinks=backlinks,
         broken_links=broken_links(page.body, known),
+    )
+
+
+async def wiki_revisions(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str
+) -> list[WikiRevisionSummary]:
+    """A page's revisions, newest first."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        revisions = await repo.list_revisions(session, page.id)
+    return [
+        WikiRevisionSummary(
+            revision=r.revision, title=r.title, reason=r.reason, created_at=r.created_at
+        )
+        for r in revisions
+    ]
+
+
+async def wiki_revision(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str, revision: int
+) -> WikiRevisionView:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        found = next(
+            (r for r in await repo.list_revisions(session, page.id) if r.revision == revision),
+            None,
+        )
+        if found is None:
+            raise NotFoundError(f"wiki page {slug!r} has no revision {revision}")
+        body, citations = await _citations(session, workspace_id, found.body)
+    return WikiRevisionView(
+        slug=slug,
+        revision=found.revision,
+        title=found.title,
+        reason=found.reason,
+        created_at=found.created_at,
+        body=body,
+        body_raw=found.body,
+        citations=citations,
     )
 
 

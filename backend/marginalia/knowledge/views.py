@@ -161,6 +161,20 @@ class SourceCitationsView(BaseModel):
     cited_by: list[CitationView] = Field(description="sources of the workspace that cite it")
 
 
+class WikiRevisionSummary(BaseModel):
+    revision: int
+    title: str
+    reason: str | None = Field(description="why it was written (a source added, removed, …)")
+    created_at: datetime
+
+
+class WikiRevisionView(WikiRevisionSummary):
+    slug: str
+    body: str = Field(description="Markdown, citations rendered as on the page")
+    body_raw: str
+    citations: list[WikiCitationView]
+
+
 class GapResearch(BaseModel):
     """A body for ``POST /api/workspaces/{id}/research`` that researches the gap."""
 

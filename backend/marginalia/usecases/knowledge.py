@@ -22,6 +22,8 @@ from marginalia.knowledge.views import (
     GraphView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
@@ -58,6 +60,18 @@ async def list_wiki_pages(rt: Runtime, workspace_id: uuid.UUID) -> list[WikiPage
 
 async def get_wiki_page(rt: Runtime, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
     return await read.get_wiki_page(rt, workspace_id, slug)
+
+
+async def wiki_revisions(
+    rt: Runtime, workspace_id: uuid.UUID, slug: str
+) -> list[WikiRevisionSummary]:
+    return await read.wiki_revisions(rt, workspace_id, slug)
+
+
+async def wiki_revision(
+    rt: Runtime, workspace_id: uuid.UUID, slug: str, revision: int
+) -> WikiRevisionView:
+    return await read.wiki_revision(rt, workspace_id, slug, revision)
 
 
 async def workspace_gaps(rt: Runtime, workspace_id: uuid.UUID) -> GapsView:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Path, Query, status
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
@@ -18,6 +18,8 @@ from marginalia.knowledge.views import (
     LearningPathView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.usecases import knowledge, paths
 
@@ -70,6 +72,31 @@ async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSumm
 @router.get("/wiki/{slug}", response_model=WikiPageView)
 async def get_wiki_page(workspace_id: uuid.UUID, slug: str, rt: RuntimeDep) -> WikiPageView:
     return await knowledge.get_wiki_page(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions",
+    response_model=list[WikiRevisionSummary],
+    summary="A wiki page's revisions, newest first",
+)
+async def get_wiki_revisions(
+    workspace_id: uuid.UUID, slug: str, rt: RuntimeDep
+) -> list[WikiRevisionSummary]:
+    return await knowledge.wiki_revisions(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions/{revision}",
+    response_model=WikiRevisionView,
+    summary="One revision of a wiki page",
+)
+async def get_wiki_revision(
+    workspace_id: uuid.UUID,
+    slug: str,
+    revision: Annotated[int, Path(ge=1, le=1_000_000)],
+    rt: RuntimeDep,
+) -> WikiRevisionView:
+    return await knowledge.wiki_revision(rt, workspace_id, slug, revision)
 
 
 @router.get("/path", response_model=LearningPathView, summary="The latest learning path")
