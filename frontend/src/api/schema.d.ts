@@ -3045,7 +3045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Unprocessable Entity */
+            /** @description Invalid request */
             422: {
                 headers: {
                     [name: string]: unknown;
