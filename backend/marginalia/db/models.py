@@ -380,11 +380,7 @@ class SourceEdge(SQLModel, table=True):
 
 
 class SourceReference(SQLModel, table=True):
-    """One entry of a source's reference list, and the workspace source it cites (if any).
-
-    ``cited_source_id`` set is a paper -> paper ``cites`` edge (knowledge/citations.py).
-    The identifier indexes and the GIN index on ``terms`` let a new source find the
-    references that cite it without reading every reference of the workspace."""
+    """A source's reference entry; ``cited_source_id`` set is a ``cites`` edge (0008)."""
 
     __tablename__ = "source_references"
     __table_args__ = (
@@ -400,8 +396,7 @@ class SourceReference(SQLModel, table=True):
     source_id: uuid.UUID = _fk("sources.id")
     position: int
     text: str
-    # Lower-case words, line-break hyphens joined: what title matching reads.
-    norm: str
+    norm: str  # lower-case words, line-break hyphens joined
     doi: str | None = None
     arxiv_id: str | None = None
     openalex_id: str | None = None
