@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from marginalia.db.models import Chunk, Job, Source, SourcePage
 from marginalia.db.repositories import sources as repo
 from marginalia.errors import MarginaliaError, NotFoundError, ValidationFailed
+from marginalia.ingest.errors import DocumentError
+from marginalia.ingest.parse import sniff_kind
 from marginalia.ingest.pipeline import (
     IngestItem,
     IngestOutcome,
@@ -33,7 +35,9 @@ from marginalia.ingest.pipeline import (
 from marginalia.ingest.validation import validate_document
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
+from marginalia.knowledge import read as knowledge_read
 from marginalia.knowledge.update import KnowledgeUpdate, remove_source, update_for_source
+from marginalia.knowledge.views import SourceCitationsView
 from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace, remove_unused_files
 
@@ -132,6 +136,7 @@ def knowledge_summary(update: KnowledgeUpdate) -> dict[str, Any]:
         "concepts": update.concepts,
         "claims": update.claims,
         "wiki_pages": len(update.wiki_pages),
+        "cites": update.cites,
         "engine": update.engine,
     }
 
@@ -333,6 +338,16 @@ async def get_source(rt: Runtime, source_id: uuid.UUID) -> Source:
     return source
 
 
+async def citation_counts(rt: Runtime, workspace_id: uuid.UUID) -> dict[uuid.UUID, tuple[int, int]]:
+    """Per source of the workspace: (cited by N sources here, cites N sources here)."""
+    return await knowledge_read.citation_counts(rt, workspace_id)
+
+
+async def source_citations(rt: Runtime, source_id: uuid.UUID) -> SourceCitationsView:
+    """The workspace sources ``source_id`` cites and those citing it (paper -> paper)."""
+    return await knowledge_read.source_citations(rt, source_id)
+
+
 async def source_chunks(
     rt: Runtime, source_id: uuid.UUID, *, limit: int, offset: int
 ) -> list[Chunk]:
@@ -347,6 +362,17 @@ async def source_pages(rt: Runtime, source_id: uuid.UUID) -> list[SourcePage]:
         return await repo.pages_for_source(session, source_id)
 
 
+# How a stored file is served: its type is sniffed from its bytes (never the uploader's
+# word); only PDFs are shown inline (the reader), everything else is a download.
+_SERVED_TYPES = {
+    "pdf": "application/pdf",
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
+_STREAM_CHUNK = 256 * 1024
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A source's stored original file: what the API's file route serves."""
@@ -354,12 +380,37 @@ class SourceFile:
     source: Source
     key: str
     size: int
+    media_type: str
     rt: Runtime
+
+    @property
+    def inline(self) -> bool:
+        return self.media_type == "application/pdf"
 
     async def read(self, start: int | None = None, end_inclusive: int | None = None) -> bytes:
         if start is None or end_inclusive is None:
             return await asyncio.to_thread(self.rt.files.get, self.key)
         return await asyncio.to_thread(self.rt.files.read_range, self.key, start, end_inclusive)
+
+    async def stream(self, start: int, end_inclusive: int) -> AsyncIterator[bytes]:
+        """The bytes ``start..end_inclusive`` in chunks (constant memory per download)."""
+        position = start
+        while position <= end_inclusive:
+            last = min(end_inclusive, position + _STREAM_CHUNK - 1)
+            chunk = await asyncio.to_thread(self.rt.files.read_range, self.key, position, last)
+            if not chunk:
+                return
+            yield chunk
+            position += len(chunk)
+
+
+def served_type(head: bytes, filename: str) -> str:
+    """The media type a stored file is served as, from its first bytes."""
+    try:
+        kind = sniff_kind(head, filename)
+    except DocumentError:
+        return "application/octet-stream"
+    return _SERVED_TYPES.get(kind, "application/octet-stream")
 
 
 async def source_file(rt: Runtime, source_id: uuid.UUID) -> SourceFile:
@@ -367,7 +418,12 @@ async def source_file(rt: Runtime, source_id: uuid.UUID) -> SourceFile:
     key = source.file_key
     if not key or not await asyncio.to_thread(rt.files.exists, key):
         raise NotFoundError(f"source {source_id} has no stored file")
-    return SourceFile(source, key, await asyncio.to_thread(rt.files.size, key), rt)
+    size = await asyncio.to_thread(rt.files.size, key)
+    head = (
+        await asyncio.to_thread(rt.files.read_range, key, 0, min(size, 8192) - 1) if size else b""
+    )
+    media = served_type(head, source.file_name or "document")
+    return SourceFile(source, key, size, media, rt)
 
 
 # ------------------------------------------------------------------------------ delete
