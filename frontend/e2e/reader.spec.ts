@@ -92,3 +92,70 @@ test('a citation opens the PDF at its page with the quote marked, and zoom keeps
   await expect(page.locator(`.react-pdf__Page[data-page-number="${cited}"]`)).toBeVisible()
   await expect(page.getByTestId('current-page')).toHaveText(`page ${cited}`)
 })
+
+/** Where the note's rectangles stand, in fractions of their page's box. */
+async function noteBoxes(page: Page): Promise<number[][]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="note-highlight"]')].map((el) => {
+      const box = (el.closest('[data-page-box]')!.firstElementChild as HTMLElement).getBoundingClientRect()
+      const r = el.getBoundingClientRect()
+      return [(r.left - box.left) / box.width, (r.top - box.top) / box.height, r.width / box.width, r.height / box.height].map((v) => Math.round(v * 1000) / 1000)
+    }),
+  )
+}
+
+test('select text, highlight it with a note; after a reload it is still there, at the same place', async ({ page }) => {
+  await createWorkspace(page, 'Reader notes', 'knowledge graphs of scientific literature')
+  await uploadAndWait(page, SMALL_PDFS.slice(0, 1))
+  await page.getByRole('link', { name: /^Read / }).first().click()
+  await page.waitForURL(/\/read\/[0-9a-f-]{36}/)
+  const first = page.locator('.react-pdf__Page[data-page-number="1"]')
+  await expect(first.locator('.react-pdf__Page__textContent span').first()).toBeAttached()
+
+  // Select one whole line of body text in pdf.js's text layer, as a mouse drag would.
+  const selected = await page.evaluate(() => {
+    const layer = document.querySelector('.react-pdf__Page[data-page-number="1"] .react-pdf__Page__textContent')!
+    const spans = [...layer.querySelectorAll('span')].filter((s) => (s.textContent ?? '').trim().split(/\s+/).length >= 6)
+    const span = spans[Math.min(4, spans.length - 1)]!
+    const range = document.createRange()
+    range.selectNodeContents(span)
+    const sel = window.getSelection()!
+    sel.removeAllRanges()
+    sel.addRange(range)
+    span.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }))
+    return span.textContent ?? ''
+  })
+  const toolbar = page.getByTestId('selection-toolbar')
+  await expect(toolbar).toBeVisible()
+  await toolbar.getByTestId('add-note').click()
+  await toolbar.getByTestId('new-note').fill('Worth citing in the related work.')
+  await toolbar.getByTestId('save-note').click()
+  await expect(toolbar).toBeHidden()
+  const item = page.getByTestId('note-item')
+  await expect(item).toHaveCount(1)
+  await expect(item.getByTestId('note-text')).toHaveText('Worth citing in the related work.')
+  await expect(item).toContainText(selected.trim().split(/\s+/).slice(0, 3).join(' '))
+  await expect(page.getByTestId('note-highlight').first()).toBeVisible()
+  const before = await noteBoxes(page)
+  expect(before.length).toBeGreaterThan(0)
+
+  await page.reload()
+  await expect(page.getByTestId('note-item')).toHaveCount(1)
+  await expect(page.getByTestId('note-item').getByTestId('note-text')).toHaveText('Worth citing in the related work.')
+  await page.getByTestId('note-item').getByRole('button', { name: /Show the highlight/ }).click()
+  await expect(page.getByTestId('note-highlight').first()).toBeVisible()
+  expect(await noteBoxes(page)).toEqual(before)
+
+  // Search, edit and delete from the sidebar.
+  await page.getByTestId('note-search').fill('nothing like this')
+  await expect(page.getByTestId('note-item')).toHaveCount(0)
+  await page.getByTestId('note-search').fill('related work')
+  await expect(page.getByTestId('note-item')).toHaveCount(1)
+  await page.getByTestId('note-search').fill('')
+  await page.getByTestId('note-item').getByRole('button', { name: 'Edit note' }).click()
+  await page.getByTestId('note-edit').fill('Cite in section 2.')
+  await page.getByTestId('note-save').click()
+  await expect(page.getByTestId('note-item').getByTestId('note-text')).toHaveText('Cite in section 2.')
+  await page.getByTestId('note-delete').click()
+  await expect(page.getByTestId('note-item')).toHaveCount(0)
+})

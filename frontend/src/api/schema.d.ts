@@ -245,6 +245,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources/{source_id}/citations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Source Citations
+         * @description Paper -> paper citations inside the workspace: the sources this one's reference
+         *     list names (by DOI, arXiv id or title) and the sources whose reference lists name it.
+         */
+        get: operations["get_source_citations_api_sources__source_id__citations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}/file": {
         parameters: {
             query?: never;
@@ -918,6 +939,32 @@ export interface components {
              */
             source_id: string;
         };
+        /**
+         * CitationView
+         * @description One paper -> paper citation between two sources of a workspace.
+         */
+        CitationView: {
+            /**
+             * Match
+             * @description how the reference was matched: doi, arxiv, openalex or title
+             */
+            match: string;
+            /**
+             * Reference
+             * @description the reference entry as printed in the citing source
+             */
+            reference: string;
+            /** Score */
+            score: number;
+            /**
+             * Source Id
+             * Format: uuid
+             * @description the other source: cited (in `cites`) or citing
+             */
+            source_id: string;
+            /** Title */
+            title: string | null;
+        };
         /** ClaimView */
         ClaimView: {
             /** Chunk Id */
@@ -1555,6 +1602,24 @@ export interface components {
              */
             sources?: string[] | null;
         };
+        /** SourceCitationsView */
+        SourceCitationsView: {
+            /**
+             * Cited By
+             * @description sources of the workspace that cite it
+             */
+            cited_by: components["schemas"]["CitationView"][];
+            /**
+             * Cites
+             * @description sources of the workspace this source cites
+             */
+            cites: components["schemas"]["CitationView"][];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+        };
         /** SourceOut */
         SourceOut: {
             /** Abstract */
@@ -1569,6 +1634,18 @@ export interface components {
             byte_size: number | null;
             /** Citation Count */
             citation_count: number | null;
+            /**
+             * Cited By Here
+             * @description how many sources of this workspace cite this one
+             * @default 0
+             */
+            cited_by_here: number;
+            /**
+             * Cites Here
+             * @description how many sources of this workspace it cites
+             * @default 0
+             */
+            cites_here: number;
             /** Content Hash */
             content_hash: string | null;
             /** Content Type */
@@ -2881,6 +2958,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChunkOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_source_citations_api_sources__source_id__citations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SourceCitationsView"];
                 };
             };
             /** @description Not Found */

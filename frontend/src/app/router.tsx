@@ -31,11 +31,11 @@ export const router = createBrowserRouter([
           },
           {
             path: 'path',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).PathPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/path/PathView')).PathView }),
           },
           {
             path: 'wiki/:slug?',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).WikiPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/wiki/WikiPage')).WikiView }),
           },
           {
             path: 'read/:sourceId?',

@@ -43,7 +43,7 @@ export function PdfView(props: {
   onSelect: (id: string) => void
   onPage: (page: number) => void
   /** A text selection inside a page: its page number and the range (for the toolbar). */
-  onSelection?: (page: number, range: Range) => void
+  onSelection?: (page: number, range: Range, container: Element) => void
 }) {
   const { url, initialPage, marks, focus, selected, onSelect, onPage, onSelection } = props
   const scroller = useRef<HTMLDivElement>(null)
@@ -108,13 +108,18 @@ export function PdfView(props: {
     const mark = marks.find((m) => m.id === focus)
     if (!mark || focused.current === focus) return
     const page = mark.rects[0]?.page
-    if (!page || !textReady.has(page)) return
+    if (!page) return
+    if (!textReady.has(page)) {
+      // Bring its page near first: it renders, its text layer is drawn, this runs again.
+      if (opened.current && !near.has(page)) pageBox(page)?.scrollIntoView({ block: 'start' })
+      return
+    }
     const el = scroller.current?.querySelector<HTMLElement>(`[data-mark="${CSS.escape(mark.id)}"]`)
     if (el) {
       el.scrollIntoView({ block: 'center' })
       focused.current = focus
     }
-  }, [focus, marks, textReady])
+  }, [focus, marks, textReady, near]) // eslint-disable-line react-hooks/exhaustive-deps
 
   const onScroll = useCallback(() => {
     const root = scroller.current
@@ -149,7 +154,8 @@ export function PdfView(props: {
     if (!sel || sel.isCollapsed || !sel.rangeCount) return
     const range = sel.getRangeAt(0)
     const box = (range.startContainer.parentElement ?? null)?.closest<HTMLElement>('[data-page-box]')
-    if (box) onSelection(Number(box.dataset.pageBox), range)
+    const layer = box?.querySelector('.react-pdf__Page__textContent')
+    if (box && layer && layer.contains(range.startContainer)) onSelection(Number(box.dataset.pageBox), range, layer)
   }
 
   const zoomIndex = ZOOMS.findIndex((z) => z >= zoom - 1e-6)

@@ -9,7 +9,10 @@ import { api, unwrap, type WorkspaceDetail } from '../../api/client'
 import { cx } from '../../lib/cx'
 import { ChatPanel } from '../chat/ChatPanel'
 import { decodeRects, rememberPage, rememberedPage } from './geometry'
+import { NotesPanel } from './NotesPanel'
+import { describeSelection, useCreateHighlight, useHighlights, type HighlightColor, type Selection } from './notes'
 import { PdfView, type Mark } from './PdfView'
+import { SelectionToolbar } from './SelectionToolbar'
 import { TextView, type CharMark } from './TextView'
 
 /** `chars=3:120,4:80`: a quote from offset 120 of page 3's text to offset 80 of page 4's. */
@@ -42,10 +45,45 @@ export function ReaderPage() {
   const askedPage = Number(params.get('page')) || quoteRects[0]?.page || null
   const [initialPage] = useState(() => askedPage ?? rememberedPage(sourceId) ?? 1)
   const quoteLabel = n ? `Cited passage [${n}]` : 'Cited passage'
-  const marks: Mark[] = useMemo(() => (quoteRects.length ? [{ id: 'cite', kind: 'quote', color: 'quote', rects: quoteRects, label: quoteLabel }] : []), [quoteRects, quoteLabel])
-  const charMarks: CharMark[] = useMemo(() => (quoteChars ? [{ id: 'cite', kind: 'quote', color: 'quote', label: quoteLabel, ...quoteChars }] : []), [quoteChars, quoteLabel])
-  const [selected, setSelected] = useState<string | null>(marks.length || charMarks.length ? 'cite' : null)
+  const highlights = useHighlights(sourceId)
+  const create = useCreateHighlight(sourceId)
+  const highlightId = params.get('highlight')
+  const marks: Mark[] = useMemo(
+    () => [
+      ...(quoteRects.length ? [{ id: 'cite', kind: 'quote' as const, color: 'quote', rects: quoteRects, label: quoteLabel }] : []),
+      ...(highlights.data ?? []).map((h) => ({ id: h.id, kind: 'highlight' as const, color: h.color, rects: h.rects, label: h.note ? 'Note' : 'Highlight' })),
+    ],
+    [quoteRects, quoteLabel, highlights.data],
+  )
+  const charMarks: CharMark[] = useMemo(
+    () => [
+      ...(quoteChars ? [{ id: 'cite', kind: 'quote' as const, color: 'quote', label: quoteLabel, ...quoteChars }] : []),
+      ...(highlights.data ?? []).map((h) => ({ id: h.id, kind: 'highlight' as const, color: h.color, label: 'Highlight', page: h.page, start: h.char_start, pageEnd: h.page_end, end: h.char_end })),
+    ],
+    [quoteChars, quoteLabel, highlights.data],
+  )
+  const focus = highlightId ?? (quoteRects.length || quoteChars ? 'cite' : null)
+  const [selected, setSelected] = useState<string | null>(focus)
   const [tab, setTab] = useState<'marks' | 'ask'>('marks')
+  const [selection, setSelection] = useState<Selection | null>(null)
+  const [draft, setDraft] = useState<string | undefined>(undefined)
+  const onSelection = useCallback((p: number, range: Range, container: Element) => {
+    create.reset()
+    setSelection(describeSelection(p, range, container))
+  }, [create])
+  const highlight = (color: HighlightColor, note?: string) => {
+    if (!selection) return
+    create.mutate(
+      { page: selection.page, quote: selection.quote, prefix: selection.prefix, suffix: selection.suffix, color, note: note ?? null },
+      {
+        onSuccess: (h) => {
+          setSelection(null)
+          setSelected(h.id)
+          window.getSelection()?.removeAllRanges()
+        },
+      },
+    )
+  }
   const [page, setPage] = useState(initialPage)
   useEffect(() => rememberPage(sourceId, initialPage), [sourceId, initialPage])
   const onPage = useCallback(
@@ -66,7 +104,10 @@ export function ReaderPage() {
       </main>
     )
   }
-  const items = [...marks.map((m) => ({ id: m.id, label: m.label, page: m.rects[0]?.page })), ...charMarks.map((m) => ({ id: m.id, label: m.label, page: m.page }))]
+  const items = [
+    ...marks.filter((m) => m.kind === 'quote').map((m) => ({ id: m.id, label: m.label, page: m.rects[0]?.page })),
+    ...charMarks.filter((m) => m.kind === 'quote').map((m) => ({ id: m.id, label: m.label, page: m.page })),
+  ]
   return (
     <main className="flex h-[calc(100vh-7.5rem)] min-h-[28rem] flex-col md:flex-row" data-testid="reader">
       <section className="flex min-h-0 min-w-0 flex-1 flex-col" aria-label="Document">
@@ -77,9 +118,23 @@ export function ReaderPage() {
           {isPdf && <span className="shrink-0 text-sm text-stone-600 dark:text-stone-400" data-testid="current-page">page {page}</span>}
         </div>
         {source.data && isPdf && (
-          <PdfView url={`/api/sources/${sourceId}/file`} initialPage={initialPage} marks={marks} focus={marks.length ? 'cite' : null} selected={selected} onSelect={setSelected} onPage={onPage} />
+          <PdfView url={`/api/sources/${sourceId}/file`} initialPage={initialPage} marks={marks} focus={selected ?? focus} selected={selected} onSelect={setSelected} onPage={onPage} onSelection={onSelection} />
         )}
-        {source.data && !isPdf && pages.data && <TextView pages={pages.data} marks={charMarks} focus={charMarks.length ? 'cite' : null} selected={selected} onSelect={setSelected} />}
+        {source.data && !isPdf && pages.data && <TextView pages={pages.data} marks={charMarks} focus={selected ?? focus} selected={selected} onSelect={setSelected} onSelection={onSelection} />}
+        {selection && (
+          <SelectionToolbar
+            selection={selection}
+            busy={create.isPending}
+            error={create.error ? create.error.message : null}
+            onHighlight={highlight}
+            onAsk={() => {
+              setDraft(`What does the paper mean by “${selection.quote.slice(0, 300)}”?`)
+              setTab('ask')
+              setSelection(null)
+            }}
+            onClose={() => setSelection(null)}
+          />
+        )}
       </section>
       <aside className="flex max-h-[45vh] w-full flex-col border-t border-stone-200 bg-white md:max-h-none md:w-[22rem] md:border-l md:border-t-0 dark:border-stone-800 dark:bg-stone-900" aria-label="Sidebar">
         <div role="tablist" aria-label="Sidebar" className="flex border-b border-stone-200 text-sm dark:border-stone-800">
@@ -99,25 +154,16 @@ export function ReaderPage() {
         </div>
         <div className="min-h-0 flex-1 overflow-auto p-3">
           {tab === 'marks' && (
-            <ul className="grid gap-2" aria-label="Marked passages">
-              {items.length === 0 && <li className="text-sm text-stone-600 dark:text-stone-400">Nothing marked yet: select text on the page to highlight it.</li>}
-              {items.map((item) => (
-                <li key={item.id}>
-                  <button
-                    type="button"
-                    data-testid="mark-item"
-                    aria-pressed={selected === item.id}
-                    onClick={() => setSelected(item.id)}
-                    className={cx('w-full rounded border px-2 py-1.5 text-left text-sm', selected === item.id ? 'border-accent-600 bg-accent-100 dark:bg-accent-700/40' : 'border-stone-200 dark:border-stone-700')}
-                  >
-                    {item.label}
-                    {item.page ? <span className="ml-1 text-stone-600 dark:text-stone-400">· page {item.page}</span> : null}
-                  </button>
-                </li>
-              ))}
-            </ul>
+            <NotesPanel
+              sourceId={sourceId}
+              workspaceId={workspace.id}
+              highlights={highlights.data ?? []}
+              cite={items[0] ?? null}
+              selected={selected}
+              onSelect={setSelected}
+            />
           )}
-          {tab === 'ask' && <ChatPanel scope={{ sourceId }} workspaceId={workspace.id} compact />}
+          {tab === 'ask' && <ChatPanel scope={{ sourceId }} workspaceId={workspace.id} compact draft={draft} />}
         </div>
       </aside>
     </main>

@@ -15,15 +15,29 @@ export interface CharMark {
   end: number
 }
 
-export function TextView(props: { pages: { page_number: number; text: string }[]; marks: CharMark[]; focus: string | null; selected: string | null; onSelect: (id: string) => void }) {
-  const { pages, marks, focus, selected, onSelect } = props
+export function TextView(props: {
+  pages: { page_number: number; text: string }[]
+  marks: CharMark[]
+  focus: string | null
+  selected: string | null
+  onSelect: (id: string) => void
+  onSelection?: (page: number, range: Range, container: Element) => void
+}) {
+  const { pages, marks, focus, selected, onSelect, onSelection } = props
+  const onMouseUp = () => {
+    const sel = window.getSelection()
+    if (!onSelection || !sel || sel.isCollapsed || !sel.rangeCount) return
+    const range = sel.getRangeAt(0)
+    const section = range.startContainer.parentElement?.closest<HTMLElement>('section[data-page-number]')
+    if (section) onSelection(Number(section.dataset.pageNumber), range, section)
+  }
   const root = useRef<HTMLDivElement>(null)
   useEffect(() => {
     if (!focus) return
     root.current?.querySelector(`[data-mark="${CSS.escape(focus)}"]`)?.scrollIntoView({ block: 'center' })
   }, [focus, pages.length])
   return (
-    <div ref={root} className="min-h-0 flex-1 overflow-auto bg-white px-4 py-6 dark:bg-stone-900" data-testid="text-reader">
+    <div ref={root} onMouseUp={onMouseUp} className="min-h-0 flex-1 overflow-auto bg-white px-4 py-6 dark:bg-stone-900" data-testid="text-reader">
       <article className="mx-auto max-w-prose font-serif leading-relaxed text-stone-800 dark:text-stone-200">
         {pages.map((p) => (
           <section key={p.page_number} data-page-number={p.page_number} aria-label={`Part ${p.page_number}`}>
