@@ -614,3 +614,40 @@ async def test_api_stream_and_cli_give_the_same_claims(
     assert printed["claims"] == streamed["claims"]
     assert printed["evidence_score"] == pytest.approx(streamed["evidence_score"])
     assert [p["n"] for p in printed["passages"]] == [s["n"] for s in events[0]["sources"]]
+
+
+async def test_the_calibration_files_gate_model_decides(
+    services: Runtime, corpus: Corpus, calibration_at: Any, tmp_path: Path
+) -> None:
+    """The shipped gate refuses a question about a system the corpus never mentions even
+    though its other terms match; and the model in the calibration file is what decides
+    (changing it changes the decision)."""
+    from marginalia.answer.calibration import DEFAULT_PATH, GATE_SIGNAL
+
+    shipped = json.loads(DEFAULT_PATH.read_text(encoding="utf-8"))
+    assert shipped["signal"] == GATE_SIGNAL
+    absent_q = "How does ZORBLAX-9 use the citation graph to learn document embeddings?"
+    calibration_at(DEFAULT_PATH)
+    absent = await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=absent_q)
+    features = absent.trace["evidence"]["gate_features"]
+    assert features["named_missing"] == 1.0 and features["absent_term"] == 1.0
+    assert absent.refused and absent.signal == GATE_SIGNAL
+    present = await ask_usecase.answer(
+        services, workspace_id=corpus.workspace_id, question=SPECTER_Q
+    )
+    assert present.trace["evidence"]["gate_features"]["named_missing"] == 0.0
+    assert present.evidence_score > absent.evidence_score
+
+    # The same file with the model's intercept moved: the decisions follow the file.
+    def write(name: str, intercept: float) -> Path:
+        path = tmp_path / name
+        model = {**shipped["model"], "intercept": intercept}
+        path.write_text(json.dumps({**shipped, "model": model}), encoding="utf-8")
+        return path
+
+    calibration_at(write("open.json", 60.0))
+    opened = await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=absent_q)
+    assert not opened.refused and opened.claims
+    calibration_at(write("shut.json", -60.0))
+    shut = await ask_usecase.answer(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
+    assert shut.refused and shut.evidence_score < shipped["threshold"]

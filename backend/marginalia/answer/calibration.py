@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from marginalia.answer import gate
 from marginalia.config import Settings
 from marginalia.errors import ServiceUnavailable
 
@@ -29,6 +30,12 @@ from marginalia.errors import ServiceUnavailable
 #: :mod:`marginalia.answer.offline`). A file fitted on an older signal is rejected, since
 #: its threshold was fitted on another scale.
 SIGNAL = "max_sentence_support_v3"
+#: The learned answerability gate (:mod:`marginalia.answer.gate`): the file carries the
+#: model (``"model": {"kind": "logistic_regression", "features", "mean", "scale", "coef",
+#: "intercept"}``) and the threshold applies to its probability. What the shipped
+#: ``eval/calibration.json`` uses since 2026-12-01.
+GATE_SIGNAL = gate.SIGNAL
+SIGNALS = (SIGNAL, GATE_SIGNAL)
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_PATH = REPO_ROOT / "eval" / "calibration.json"
@@ -49,6 +56,13 @@ class Calibration(BaseModel):
     method: Any = None
     created_at: Any = None
     path: str | None = None
+    model: dict[str, Any] | None = None
+
+    def gate_model(self) -> gate.GateModel | None:
+        """The answerability model of a gate calibration (None for the support signal)."""
+        if self.signal != GATE_SIGNAL or self.model is None:
+            return None
+        return gate.GateModel.from_dict(self.model)
 
 
 def calibration_path(settings: Settings | None = None) -> Path:
@@ -78,9 +92,19 @@ def load_calibration(
         ) from exc
     if not math.isfinite(calibration.threshold):
         raise CalibrationError(f"the calibration file {target} has a non-finite threshold; {how}")
-    if calibration.signal != SIGNAL:
+    if calibration.signal not in SIGNALS:
         raise CalibrationError(
             f"the calibration file {target} was fitted on signal {calibration.signal!r}, but "
-            f"answers compute {SIGNAL!r}; {how}"
+            f"answers compute {' or '.join(repr(s) for s in SIGNALS)}; {how}"
         )
+    if calibration.signal == GATE_SIGNAL:
+        try:
+            if calibration.model is None:
+                raise ValueError("it has no 'model'")
+            calibration.gate_model()
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(
+                f"the calibration file {target} names the gate signal but its model is not "
+                f"valid ({exc}); {how}"
+            ) from exc
     return calibration

@@ -81,6 +81,9 @@ ANSWER_TYPE_BONUS = 0.05
 #: Sentences outside this range of words are headings, captions or run-on table text.
 MIN_SENTENCE_WORDS = MIN_WORDS
 MAX_SENTENCE_WORDS = MAX_WORDS
+#: With the learned gate, the extractive answer quotes sentences whose support is at most
+#: this far below the best sentence's.
+CLAIM_BAND = 0.1
 #: A sentence offering the expected answer type leads when its support is at most this
 #: far below the best sentence's.
 TYPE_MARGIN = 0.15
@@ -144,6 +147,38 @@ def pg_workspace_idf(db: Database, workspace_id: object) -> IdfLookup:
         return {t: bm25_idf(float(n), df.get(t, 0.0)) for t in terms}
 
     return lookup
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """The question's stemmed terms with their workspace idf, and whether one of its
+    salient terms (see :func:`marginalia.answer.gate.salient_terms`) occurs in no chunk."""
+
+    idf: dict[str, float]
+    salient_absent: bool
+
+
+def pg_question_stats(
+    db: Database, workspace_id: object
+) -> Callable[[str, Sequence[str]], Awaitable[QuestionStats]]:
+    """:class:`QuestionStats` from the workspace's retrieval statistics (two queries)."""
+
+    async def stats(question: str, salient: Sequence[str]) -> QuestionStats:
+        async with db.session() as session:
+            terms, *named = await repo.lexemes(session, [question, *salient])
+            wanted = sorted(terms | frozenset().union(*named)) if named else sorted(terms)
+            if not wanted:
+                return QuestionStats({}, False)
+            n = await repo.workspace_chunk_count(session, workspace_id)
+            df = await repo.document_frequencies(session, workspace_id, wanted)
+        # A named term whose word part ("zorblax" of "ZORBLAX-9") no chunk contains.
+        absent = any(
+            df.get(t, 0.0) <= 0 for lex in named for t in lex if sum(c.isalpha() for c in t) >= 3
+        )
+        idf = {t: bm25_idf(float(n or 0), df.get(t, 0.0)) for t in terms}
+        return QuestionStats(idf, absent)
+
+    return stats
 
 
 @dataclass(frozen=True)

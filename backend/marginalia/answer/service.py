@@ -18,7 +18,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from marginalia.answer import offline
+from marginalia.answer import gate, offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
 from marginalia.answer.quotes import lead_line, render_answer_text, validate_claims
@@ -76,7 +76,7 @@ def refusal_text(ctx: Context, evidence: float, threshold: float) -> str:
         return f"I found no passage for this question. {_searched(ctx)}"
     return (
         "I found no evidence in your sources that answers this question. "
-        f"{_searched(ctx)} The best-supported sentence scored {evidence:.2f}, below the "
+        f"{_searched(ctx)} The evidence scored {evidence:.2f}, below the "
         f"calibrated threshold of {threshold:.2f}."
     )
 
@@ -111,6 +111,22 @@ async def answer_from_context(
         question=question,
     )
     evidence = offline.evidence_score(scored)
+    stats = await offline.pg_question_stats(ctx.db, context.scope.workspace_id)(
+        question, gate.salient_terms(question)
+    )
+    gate_features = gate.features(
+        question=question,
+        sentences=[
+            gate.SentenceView(
+                s.text, s.support, s.cosine, s.context_coverage, s.coverage, s.window_coverage
+            )
+            for s in scored
+        ],
+        passages=context.passages,
+        trace=context.trace,
+        absent_term=stats.salient_absent,
+        question_idf=stats.idf,
+    )
     answer = Answer(
         question=question,
         query=context.query,
@@ -137,6 +153,7 @@ async def answer_from_context(
                     }
                     for s in scored[:5]
                 ],
+                "gate_features": gate_features,
             },
         },
     )
@@ -147,12 +164,22 @@ async def answer_from_context(
     threshold = calibration.threshold
     answer.threshold = threshold
     answer.trace["evidence"]["calibration"] = calibration.model_dump(mode="json")
+    model = calibration.gate_model()
+    if model is not None:  # the learned gate: the evidence is P(answerable)
+        evidence = model.probability(gate_features)
+        answer.evidence_score = evidence
+        answer.signal = calibration.signal
+        answer.trace["evidence"]["signal"] = calibration.signal
+        answer.trace["evidence"]["max_support"] = offline.evidence_score(scored)
     if not context.passages or evidence < threshold:
         answer.refused = True
         answer.refusal = refusal_text(context, evidence, threshold)
         answer.engine = "none"
         return answer
 
+    # Sentences the extractive answer may quote: above the support threshold, or (gate)
+    # within offline.CLAIM_BAND of the best one.
+    pool_floor = threshold if model is None else offline.evidence_score(scored) - offline.CLAIM_BAND
     # The process's provider (opened once, closed with the runtime) unless one is passed.
     llm = provider if provider is not None else ctx.llm
     mark = llm.usage.mark()
@@ -172,10 +199,10 @@ async def answer_from_context(
             answer.notes.append(
                 f"model synthesis failed ({exc.reason_label}: {exc}); extractive answer instead"
             )
-            claims = _extractive(scored, context, threshold, question)
+            claims = _extractive(scored, context, pool_floor, question)
             answer.engine = f"extractive ({exc.reason_label})"
     else:
-        claims = _extractive(scored, context, threshold, question)
+        claims = _extractive(scored, context, pool_floor, question)
         answer.engine = "extractive"
     totals = llm.usage.totals(mark)
     answer.usage = {"provider": llm.name, **asdict(totals)}

@@ -131,6 +131,13 @@ def register(eval_app: typer.Typer) -> None:
         keep: KeepOption = False,
         workspace: WorkspaceOption = None,
         knowledge: KnowledgeOption = True,
+        gate: Annotated[
+            bool,
+            typer.Option(
+                help="Fit the answerability gate (logistic regression + threshold); "
+                "--no-gate fits a threshold on the support signal"
+            ),
+        ] = True,
     ) -> None:
         """Score every item of a keyed set (evidence only: no calibration read, no claims,
         no model call), fit the refusal threshold that maximises the answer rate with at
@@ -150,6 +157,7 @@ def register(eval_app: typer.Typer) -> None:
                 keep=keep,
                 workspace=workspace,
                 knowledge=knowledge,
+                gate=gate,
                 progress=_progress(as_json),
             )
         except MarginaliaError as exc:

@@ -38,7 +38,14 @@ from marginalia.evaluation.qa import (
     prepare_workspace,
     reuse_workspace,
 )
-from marginalia.evaluation.qa_scoring import QAItem, Split, load_qa_set, set_name, split_items
+from marginalia.evaluation.qa_scoring import (
+    AnswerView,
+    QAItem,
+    Split,
+    load_qa_set,
+    set_name,
+    split_items,
+)
 from marginalia.evaluation.reports import REPO_ROOT, git_commit
 from marginalia.evaluation.stats import rate
 
@@ -202,6 +209,35 @@ async def collect_scores(
     progress: Progress = _quiet,
 ) -> tuple[list[tuple[QAItem, float]], dict[str, Any]]:
     """``(item, evidence_score)`` for every item, and the run's facts."""
+    views, run = await collect_views(
+        rt,
+        items,
+        files,
+        set_path=set_path,
+        split=split,
+        keep=keep,
+        workspace=workspace,
+        knowledge=knowledge,
+        progress=progress,
+    )
+    return [(item, float(view.evidence_score or 0.0)) for item, view in views], run
+
+
+async def collect_views(
+    rt: Runtime,
+    items: Sequence[QAItem],
+    files: Sequence[Path],
+    *,
+    set_path: Path,
+    split: Split,
+    keep: bool = False,
+    workspace: str | None = None,
+    knowledge: bool = True,
+    parents: Mapping[str, QAItem] | None = None,
+    progress: Progress = _quiet,
+) -> tuple[list[tuple[QAItem, AnswerView]], dict[str, Any]]:
+    """Every item answered with ``score_only`` (its support score and gate features),
+    and the run's facts."""
     from marginalia.usecases import workspaces as ws_usecase
 
     started = time.perf_counter()
@@ -217,13 +253,13 @@ async def collect_scores(
         )
     try:
         answered = await answer_items(
-            rt, prepared.workspace_id, items, progress=progress, score_only=True
+            rt, prepared.workspace_id, items, progress=progress, score_only=True, parents=parents
         )
     finally:
         if prepared.created and not keep:
             progress("deleting the throwaway workspace")
             await ws_usecase.delete_workspace(rt, prepared.workspace_id)
-    scored = [(item, float(view.evidence_score or 0.0)) for item, view, _ in answered]
+    views = [(item, view) for item, view, _ in answered]
     run = {
         "total_s": round(time.perf_counter() - started, 2),
         "ingest_s": round(prepared.ingest_s, 2),
@@ -232,7 +268,7 @@ async def collect_scores(
         "git_commit": git_commit(),
         "workspace_id": str(prepared.workspace_id) if (keep or not prepared.created) else None,
     }
-    return scored, run
+    return views, run
 
 
 def default_output(settings: Any = None) -> Path:
@@ -252,23 +288,27 @@ def run_calibration(
     keep: bool = False,
     workspace: str | None = None,
     knowledge: bool = True,
+    gate: bool = True,
     progress: Progress = _quiet,
 ) -> dict[str, Any]:
-    """Score the set, fit the threshold, write the calibration file; returns its content
-    (with ``"path"`` set to where it was written)."""
+    """Score the set, fit the gate (or, with ``gate=False``, a threshold on the support
+    signal), write the calibration file; returns its content (with ``"path"`` set to
+    where it was written)."""
     from marginalia.answer.calibration import SIGNAL
     from marginalia.config import get_settings
+    from marginalia.evaluation.calibrate_gate import build_gate_calibration
 
-    items = split_items(load_qa_set(set_path), split)
+    every = load_qa_set(set_path)
+    items = split_items(every, split)
     files = pdf_files(docs_dir)
     check_docs(items, files)
     if not any(not it.answerable for it in items):
         raise ValueError("the set has no unanswerable items to fit a refusal threshold on")
 
-    async def go() -> tuple[list[tuple[QAItem, float]], dict[str, Any]]:
+    async def go() -> tuple[list[tuple[QAItem, AnswerView]], dict[str, Any]]:
         rt = await open_eval_runtime()
         try:
-            return await collect_scores(
+            return await collect_views(
                 rt,
                 items,
                 files,
@@ -277,22 +317,34 @@ def run_calibration(
                 keep=keep,
                 workspace=workspace,
                 knowledge=knowledge,
+                parents={it.id: it for it in every},
                 progress=progress,
             )
         finally:
             await rt.close()
 
-    scored, run = asyncio.run(go())
-    calibration = build_calibration(
-        scored,
-        set_path=set_path,
-        split=split,
-        docs_dir=docs_dir,
-        files=[p.name for p in files],
-        min_refusal=min_refusal,
-        signal=SIGNAL,
-        extra={"run": run},
-    )
+    views, run = asyncio.run(go())
+    if gate:
+        calibration = build_gate_calibration(
+            views,
+            set_path=set_path,
+            split=split,
+            docs_dir=docs_dir,
+            files=[p.name for p in files],
+            min_refusal=min_refusal,
+            extra={"run": run},
+        )
+    else:
+        calibration = build_calibration(
+            [(item, float(view.evidence_score or 0.0)) for item, view in views],
+            set_path=set_path,
+            split=split,
+            docs_dir=docs_dir,
+            files=[p.name for p in files],
+            min_refusal=min_refusal,
+            signal=SIGNAL,
+            extra={"run": run},
+        )
     target = out if out is not None else default_output(get_settings())
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(calibration, indent=2) + "\n", encoding="utf-8")

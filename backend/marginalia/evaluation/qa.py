@@ -489,7 +489,12 @@ def load_threshold(calibration: Path | None, threshold: float | None) -> Any:
     from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 
     if threshold is not None:
-        return Calibration(threshold=threshold, signal=SIGNAL, method="explicit --threshold")
+        # The configured file's signal and model, at another threshold.
+        try:
+            base = load_calibration(calibration)
+        except Exception:
+            return Calibration(threshold=threshold, signal=SIGNAL, method="explicit --threshold")
+        return base.model_copy(update={"threshold": threshold, "method": "explicit --threshold"})
     return load_calibration(calibration)
 
 

@@ -241,6 +241,8 @@ class AnswerView:
     route: str | None = None
     engine: str | None = None
     usage: Mapping[str, Any] = field(default_factory=dict)
+    #: The answerability gate's feature values (:func:`marginalia.answer.gate.features`).
+    features: Mapping[str, float] = field(default_factory=dict)
 
 
 def view_of(answer: Any) -> AnswerView:
@@ -260,6 +262,7 @@ def view_of(answer: Any) -> AnswerView:
     )
     dropped = tuple(str(getattr(d, "reason", d)) for d in (answer.dropped or []))
     score = getattr(answer, "evidence_score", None)
+    evidence = (getattr(answer, "trace", None) or {}).get("evidence") or {}
     return AnswerView(
         refused=bool(answer.refused),
         claims=claims,
@@ -271,6 +274,7 @@ def view_of(answer: Any) -> AnswerView:
         route=getattr(answer, "route", None),
         engine=getattr(answer, "engine", None),
         usage=dict(getattr(answer, "usage", None) or {}),
+        features=dict(evidence.get("gate_features") or {}),
     )
 
 
