@@ -22,7 +22,7 @@ from marginalia.answer import gate, offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
 from marginalia.answer.quotes import lead_line, render_answer_text, validate_claims
-from marginalia.answer.routing import Context, Scope, build_context, expand_query, load_scope
+from marginalia.answer.routing import Context, Scope, build_context, history_terms, load_scope
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.answer.synthesis import synthesize_claims
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
@@ -48,10 +48,19 @@ async def retrieve(
     checked by :func:`marginalia.usecases.ask.prepare` (the one place that does)."""
     if scope is None:
         scope = await load_scope(ctx, workspace_id, source_id)
-    query = expand_query(question, history)
     return await build_context(
-        ctx, workspace_id=workspace_id, query=query, scope=scope, source_id=source_id
+        ctx,
+        workspace_id=workspace_id,
+        query=question,
+        scope=scope,
+        source_id=source_id,
+        history_query=_history_query(question, history),
     )
+
+
+def _history_query(question: str, history: list[ChatMessage] | None) -> str | None:
+    terms = history_terms(question, history)
+    return f"{question} {terms}" if terms else None
 
 
 def _searched(ctx: Context) -> str:
