@@ -281,6 +281,32 @@ class RetrievalSettings(BaseModel):
     )
 
 
+class StorageSettings(BaseModel):
+    """Where stored files (uploads, fetched papers) live."""
+
+    backend: Literal["local", "s3"] = Field(
+        default="local",
+        description="local: a directory under home (embedded default); s3: an "
+        "S3-compatible bucket (AWS S3, MinIO, Ceph) shared by every API process and worker",
+    )
+    s3_bucket: str = Field(default="marginalia", description="the bucket (backend s3)")
+    s3_endpoint_url: str | None = Field(
+        default=None,
+        description="the S3 API's URL, e.g. http://127.0.0.1:9000 for MinIO (unset: AWS)",
+    )
+    s3_region: str = Field(default="us-east-1", description="the bucket's region")
+    s3_access_key_id: str | None = Field(
+        default=None, description="access key (unset: boto3's usual credential chain)"
+    )
+    s3_secret_access_key: SecretStr | None = Field(
+        default=None, description="secret key (unset: boto3's usual credential chain)"
+    )
+    s3_prefix: str = Field(default="files/", description="key prefix of the stored objects")
+    s3_create_bucket: bool = Field(
+        default=False, description="create the bucket at start-up when it does not exist"
+    )
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="MARGINALIA_",
@@ -324,6 +350,9 @@ class Settings(BaseSettings):
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="answers")
     jobs: JobSettings = Field(default_factory=JobSettings, description="jobs")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="retrieval")
+    storage: StorageSettings = Field(
+        default_factory=StorageSettings, description="stored files: local directory or S3"
+    )
 
     @property
     def pgdata_dir(self) -> Path:

@@ -69,10 +69,30 @@ class Runtime:
 
     async def close(self) -> None:
         await self.backend.close()
+        self.files.close()
         if self._llm is not None:
             llm, self._llm = self._llm, None
             await llm.aclose()
         await self.db.dispose()
+
+
+def open_file_store(settings: Settings) -> FileStore:
+    """The stored-file backend the settings choose (``storage.backend``)."""
+    storage = settings.storage
+    if storage.backend == "s3":
+        from marginalia.storage.s3 import S3FileStore  # boto3 only when asked for
+
+        secret = storage.s3_secret_access_key
+        return S3FileStore(
+            bucket=storage.s3_bucket,
+            endpoint_url=storage.s3_endpoint_url,
+            region=storage.s3_region,
+            access_key_id=storage.s3_access_key_id,
+            secret_access_key=secret.get_secret_value() if secret else None,
+            prefix=storage.s3_prefix,
+            create_bucket=storage.s3_create_bucket,
+        )
+    return LocalFileStore(settings.files_dir)
 
 
 async def open_runtime(settings: Settings, *, migrate_db: bool = True) -> Runtime:
@@ -87,7 +107,7 @@ async def open_runtime(settings: Settings, *, migrate_db: bool = True) -> Runtim
         db=db,
         jobs=JobService(db, settings, backend),
         backend=backend,
-        files=LocalFileStore(settings.files_dir),
+        files=open_file_store(settings),
     )
     if isinstance(backend, InProcessBackend):
         backend.attach(runtime)

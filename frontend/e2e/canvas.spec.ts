@@ -113,6 +113,72 @@ test('clicking a concept highlights its sources and opens its panel', async ({ p
   await expectAccessible(page, 'canvas with a concept selected')
 })
 
+test('the learning path orders prerequisites first, links them to the canvas and keeps read state', async ({ page, request }) => {
+  await page.goto(`/w/${workspaceId}/path`)
+  const steps = page.getByTestId('path-step')
+  await expect(page.getByTestId('path-none').or(steps.first())).toBeVisible()
+  if (await page.getByTestId('path-none').isVisible()) await page.getByTestId('path-regenerate').click()
+  await expect(steps.first()).toBeVisible({ timeout: 60_000 })
+  const rows = await steps.evaluateAll((els) =>
+    els.map((e) => ({ id: e.getAttribute('data-source-id')!, position: Number(e.getAttribute('data-position')), prereqs: (e.getAttribute('data-prerequisites') ?? '').split(' ').filter(Boolean) })),
+  )
+  expect(rows.length).toBeGreaterThanOrEqual(2)
+  expect(rows.map((r) => r.position)).toEqual(rows.map((_, i) => i + 1))
+  const index = new Map(rows.map((r, i) => [r.id, i]))
+  for (const [i, r] of rows.entries()) for (const p of r.prereqs) expect(index.get(p), `${p} before step ${i + 1}`).toBeLessThan(i)
+  const withPrereq = rows.findIndex((r) => r.prereqs.length > 0)
+  test.info().annotations.push({ type: 'path', description: `${rows.length} steps, ${rows.filter((r) => r.prereqs.length).length} with prerequisites` })
+  if (withPrereq >= 0) {
+    await steps.nth(withPrereq).getByTestId('path-prereqs').getByRole('link').first().click()
+    await expect(page).toHaveURL(/\/canvas\?focus=source%3A/)
+    await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', `source:${rows[withPrereq]!.prereqs[0]}`)
+  }
+  await page.goto(`/w/${workspaceId}/path`)
+  await page.getByTestId('path-regenerate').click()
+  await expect(page.getByTestId('path-regenerate')).toBeEnabled()
+  await expect(steps).toHaveCount(rows.length)
+  // Read state lives on the server: it survives a reload and shows in the API.
+  await steps.first().getByTestId('path-step-read').check()
+  await expect(steps.first()).toHaveAttribute('data-read', 'true')
+  await page.reload()
+  await expect(steps.first().getByTestId('path-step-read')).toBeChecked()
+  const stored = await (await request.get(`/api/workspaces/${workspaceId}/path`)).json()
+  expect(stored.steps[0].read).toBe(true)
+  expect(stored.steps_read).toBe(1)
+  await steps.first().getByTestId('path-step-read').uncheck()
+  await expect(steps.first()).toHaveAttribute('data-read', 'false')
+  await expectAccessible(page, 'learning path')
+})
+
+test('a wiki link navigates, a broken one is marked, backlinks are listed', async ({ page, request }) => {
+  const pages: { slug: string; title: string; links: string[] }[] = await (await request.get(`/api/workspaces/${workspaceId}/wiki`)).json()
+  const from = pages.find((p) => p.links.length > 0)
+  expect(from, 'some wiki page links another').toBeTruthy()
+  const missing = 'no-such-page-in-this-workspace'
+  // The broken link: the page as the API sends it, plus one [[slug]] that names no page.
+  await page.route(`**/api/workspaces/${workspaceId}/wiki/${from!.slug}`, async (route) => {
+    const response = await route.fetch()
+    const body = await response.json()
+    body.body += `\n\nSee also [[${missing}]].`
+    body.broken_links = [...body.broken_links, missing]
+    await route.fulfill({ response, json: body })
+  })
+  await page.goto(`/w/${workspaceId}/wiki/${from!.slug}`)
+  await expect(page.getByTestId('wiki-page')).toHaveAttribute('data-slug', from!.slug)
+  const broken = page.locator(`[data-testid="wiki-link-broken"][data-slug="${missing}"]`)
+  await expect(broken).toBeVisible()
+  await expect(broken.locator('a')).toHaveCount(0)
+  await expect(page.locator(`[data-testid="wiki-link"][data-slug="${missing}"]`)).toHaveCount(0)
+  const link = page.getByTestId('wiki-link').first()
+  const target = await link.getAttribute('data-slug')
+  expect(from!.links).toContain(target)
+  await link.click()
+  await expect(page).toHaveURL(new RegExp(`/wiki/${target}$`))
+  await expect(page.getByTestId('wiki-page')).toHaveAttribute('data-slug', target!)
+  await expect(page.getByTestId('wiki-backlinks')).toContainText(from!.slug)
+  await expectAccessible(page, 'wiki page')
+})
+
 // On demand (E2E_SHOTS=1): the canvas light and dark, wide and narrow, into docs/screenshots/.
 test('canvas screenshots', async ({ browser }) => {
   test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
@@ -129,6 +195,13 @@ test('canvas screenshots', async ({ browser }) => {
       await expect(page.getByTestId('canvas-panel')).toBeVisible()
       await page.waitForTimeout(600)
       await page.screenshot({ path: `${SHOTS}/canvas-concept-${dark ? 'dark' : 'light'}-${size}.png` })
+      const wiki: { slug: string; links: string[] }[] = await (await page.request.get(`/api/workspaces/${workspaceId}/wiki`)).json()
+      const wikiSlug = (wiki.find((p) => p.links.length > 0) ?? wiki[0])?.slug ?? ''
+      for (const [view, url] of [['path', `/w/${workspaceId}/path`], ['wiki', `/w/${workspaceId}/wiki/${wikiSlug}`]]) {
+        await page.goto(url!)
+        await page.waitForTimeout(800)
+        await page.screenshot({ path: `${SHOTS}/${view}-${dark ? 'dark' : 'light'}-${size}.png` })
+      }
       await context.close()
     }
 })

@@ -109,7 +109,6 @@ test('screenshots and timings', async ({ page, browser }) => {
         await expect(p.getByTestId('passage-quote')).toBeVisible()
       },
     ],
-    ['canvas-placeholder', `/w/${workspaceId}/canvas`, async (p) => void (await expect(p.getByTestId('coming-soon')).toBeVisible())],
   ]
   for (const [size, viewport] of Object.entries(sizes)) {
     for (const dark of [false, true]) {

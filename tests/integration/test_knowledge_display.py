@@ -94,3 +94,72 @@ async def test_refusals_are_not_syntheses(
     assert syntheses[0]["label"] == "What is MobileBERT?"
     cites = [e for e in graph["edges"] if e["source"] == syntheses[0]["id"]]
     assert [e["target"] for e in cites] == [f"source:{sids[0]}"]
+
+
+async def test_gaps_over_http(
+    services: Runtime, client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    from sqlalchemy import text
+
+    from marginalia.api.routes.research import ResearchRequest
+
+    ws, sids = shown
+    base = f"/api/workspaces/{ws}"
+    body = (await client.get(f"{base}/gaps")).json()
+    assert body["engine"] == "offline"
+    gaps = body["gaps"]
+    assert gaps and sum(body["counts"].values()) == len(gaps)
+    assert (await client.get(f"{base}/gaps")).json() == body  # deterministic
+    claims = {c["id"]: c for c in (await client.get(f"{base}/claims")).json()}
+    slugs = {c["slug"] for c in (await client.get(f"{base}/concepts")).json()}
+    for gap in gaps:
+        assert gap["suggested_topic"] and gap["suggested_topic"] in gap["research"]["queries"]
+        ResearchRequest.model_validate(gap["research"])  # a body research accepts
+        assert set(gap["source_ids"]) <= {str(s) for s in sids}
+        assert set(gap["concepts"]) <= slugs and len(gap["concept_names"]) == len(gap["concepts"])
+        if gap["kind"] == "unsupported_claim":  # offline: nothing in another source relates
+            claim = claims[gap["claim_id"]]
+            assert not [e for e in claim["evidence"] if e["source_id"] != claim["source_id"]]
+    # a model judged one claim's evidence both ways: it is contested, listed first
+    judged = next(iter(claims.values()))
+    others = [s for s in sids if str(s) != judged["source_id"]]
+    async with services.db.transaction() as session:
+        await session.execute(
+            text("DELETE FROM claim_evidence WHERE claim_id = :c"), {"c": judged["id"]}
+        )
+        for sid, relation in zip(others[:2], ("supports", "contradicts"), strict=True):
+            await session.execute(
+                text(
+                    "INSERT INTO claim_evidence (id, claim_id, source_id, relation, score, engine)"
+                    " VALUES (:id, :c, :s, :r, 0.6, 'scripted')"
+                ),
+                {"id": uuid.uuid4(), "c": judged["id"], "s": sid, "r": relation},
+            )
+    after = (await client.get(f"{base}/gaps")).json()
+    assert after["engine"] == "offline, scripted"
+    first = after["gaps"][0]
+    assert first["kind"] == "contested_claim" and first["claim_id"] == judged["id"]
+    assert first["evidence"]["supports"] == 1 and first["evidence"]["contradicts"] == 1
+    missing = await client.get(f"/api/workspaces/{uuid.uuid4()}/gaps")
+    assert missing.status_code == 404 and missing.json()["error"] == "not_found"
+
+
+async def test_wiki_revisions_are_viewable(
+    client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    ws, _ = shown
+    base = f"/api/workspaces/{ws}/wiki"
+    pages = (await client.get(base)).json()
+    page = max(pages, key=lambda p: p["revision"])
+    full = (await client.get(f"{base}/{page['slug']}")).json()
+    revisions = (await client.get(f"{base}/{page['slug']}/revisions")).json()
+    assert [r["revision"] for r in revisions] == list(range(full["revisions"], 0, -1))
+    assert all(r["reason"] for r in revisions)
+    latest = (await client.get(f"{base}/{page['slug']}/revisions/{full['revision']}")).json()
+    assert latest["body"] == full["body"] and latest["body_raw"] == full["body_raw"]
+    assert latest["citations"] == full["citations"]
+    first = (await client.get(f"{base}/{page['slug']}/revisions/1")).json()
+    assert first["revision"] == 1 and "[source:" not in first["body"]
+    assert (await client.get(f"{base}/{page['slug']}/revisions/999")).status_code == 404
+    assert (await client.get(f"{base}/{page['slug']}/revisions/0")).status_code == 422
+    assert (await client.get(f"{base}/no-such-page/revisions")).status_code == 404

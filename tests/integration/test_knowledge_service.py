@@ -179,7 +179,8 @@ async def test_learning_path_puts_prerequisites_first(services: Runtime, built: 
     assert sum(len(s.prerequisites) for s in path.steps) > 0
     for step in path.steps:
         for pre in step.prerequisites:
-            assert position[pre] < step.position
+            assert position[str(pre.source_id)] == pre.position < step.position
+            assert pre.title and pre.title != str(pre.source_id)
         assert step.difficulty in ("beginner", "intermediate", "advanced")
         assert step.reading_minutes >= 1
     records = catalog(built.catalog_path)

@@ -97,7 +97,9 @@ async def test_a_header_or_equation_is_never_a_claim() -> None:
     assert claims, "the prose sentence answers"
     for claim in claims:
         assert claim.quote is not None and is_prose(claim.quote)
-        assert "R E S" not in claim.quote and "maxn" not in claim.quote and "Page 3" not in claim.quote
+        assert (
+            "R E S" not in claim.quote and "maxn" not in claim.quote and "Page 3" not in claim.quote
+        )
     kept, dropped = validate_claims(claims, passages)
     assert len(kept) == len(claims) and not dropped
 

@@ -164,3 +164,18 @@ def test_mmr_keeps_near_duplicates_apart() -> None:
     )
     assert order == ["quality improvement", "patient flow", "situational analysis"]
     assert mmr_order(keys, [1] * 5, lambda i, j: 0.0, limit=2) == keys[:2]
+
+
+def test_cited_authors_urls_and_broken_long_forms() -> None:
+    text = (
+        "SciBERT (Beltagy et al., 2019) is used. Beltagy et al. trained SciBERT on papers. "
+        "As Cohan et al. show, SciBERT helps; see https://github.com/allenai/specter and "
+        "doi:10.18653/v1/2020.acl-main.207 for Beltagy and Lo's code. Papers are tagged with "
+        "Medi- cal Subject Headings (MeSH). MeSH terms and MeSH labels are used. "
+        "Medical Subject Headings cover biomedicine."
+    )
+    ex = extract_offline("SciBERT for papers", None, [ChunkText(0, text, "other")] * 2)
+    names = {c.name for c in ex.concepts}
+    assert ex.acronyms["MeSH"] == "Medical Subject Headings"  # joined across the line break
+    assert "SciBERT" in names and "MeSH" in names
+    assert not {"Beltagy", "Cohan", "github", "allenai"} & {n.split()[0] for n in names}

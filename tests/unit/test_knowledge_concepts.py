@@ -5,10 +5,10 @@ import pytest
 
 from marginalia.knowledge.concept_graph import analyze
 from marginalia.knowledge.concepts import (
-    concept_level,
     merge_concepts,
     normalize_concept,
     singularize,
+    workspace_level,
 )
 from marginalia.knowledge.extraction import combined_acronyms, extract_offline
 from marginalia.knowledge.schemas import ExtractedConcept
@@ -98,10 +98,12 @@ def test_initials_heuristic_merges_only_when_unambiguous() -> None:
 
 
 def test_levels_rule() -> None:
-    assert concept_level(df=5, n_sources=6, max_df=5, n_tokens=1) == 0
-    assert concept_level(df=2, n_sources=6, max_df=5, n_tokens=3) == 1
-    assert concept_level(df=1, n_sources=6, max_df=5, n_tokens=1) == 1
-    assert concept_level(df=1, n_sources=6, max_df=5, n_tokens=3) == 2
+    # half of the workspace (three sources or more): foundational
+    assert workspace_level([2, 1, 1], df=3, n_sources=6) == 0
+    assert workspace_level([2, 2], df=2, n_sources=3) == 1  # shared: no longer one paper's own
+    assert workspace_level([2], df=1, n_sources=6) == 2  # the source's own concept
+    assert workspace_level([0], df=1, n_sources=6) == 0  # field-wide per the background
+    assert workspace_level([], df=1, n_sources=1) == 1
 
 
 def test_edges_specialization_prerequisite_related_with_evidence() -> None:
@@ -109,7 +111,7 @@ def test_edges_specialization_prerequisite_related_with_evidence() -> None:
         "s1": [C("attention"), C("transformer"), C("multi-head attention")],
         "s2": [C("attention"), C("transformer"), C("multi-head attention"), C("paged kv cache")],
         "s3": [C("attention"), C("transformer"), C("paged kv cache")],
-        "s4": [C("attention"), C("rotary position embedding")],
+        "s4": [C("attention"), C("rotary position embedding", level=2)],
     }
     graph = merge_concepts(per_source)
     levels = {c.slug: c.level for c in graph.concepts}
@@ -117,7 +119,7 @@ def test_edges_specialization_prerequisite_related_with_evidence() -> None:
     assert levels["rotary-position-embedding"] == 2
     edges = {(e.source, e.target): e for e in graph.edges}
     spec = edges[("attention", "multi-head-attention")]
-    assert spec.type == "specialization" and "token containment" in spec.evidence
+    assert spec.type == "specialization" and spec.evidence.startswith("a kind of")
     assert ("multi-head-attention", "attention") not in edges
     rel = edges[("attention", "transformer")]
     assert rel.type == "related" and rel.evidence.startswith("co-occur in 3 sources")
@@ -129,6 +131,39 @@ def test_edges_specialization_prerequisite_related_with_evidence() -> None:
     assert analysis.components[0][0] == "attention"
     assert max(analysis.pagerank, key=lambda s: analysis.pagerank[s]) == "attention"
     assert analysis.degree["rotary-position-embedding"] == 0
+
+
+def test_specialization_only_for_a_kind_of() -> None:
+    per_source = {
+        "s1": [C("full"), C("full text"), C("heparin"), C("low molecular weight heparin")],
+        "s2": [C("BERT"), C("BERT fine-tuning"), C("families"), C("gene families")],
+    }
+    graph = merge_concepts(per_source)
+    spec = {(e.source, e.target): e for e in graph.edges if e.type == "specialization"}
+    # the general concept is the head of the specific one
+    assert ("heparin", "low-molecular-weight-heparin") in spec
+    assert ("families", "gene-families") in spec
+    assert (
+        "'heparin' is the head of 'low molecular weight heparin'"
+        in spec[("heparin", "low-molecular-weight-heparin")].evidence
+    )
+    # a word the specific concept merely contains is not its genus
+    assert ("full", "full-text") not in spec
+    assert ("bert", "bert-fine-tuning") not in spec
+
+
+def test_prerequisite_names_its_generality_evidence() -> None:
+    per_source = {
+        "s1": [C("deep learning", level=0), C("flash attention", level=2)],
+        "s2": [C("deep learning", level=0), C("flash attention", level=2)],
+        "s3": [C("deep learning", level=0)],
+        "s4": [C("dropout")],
+    }
+    graph = merge_concepts(per_source)
+    (pre,) = [e for e in graph.edges if e.type == "prerequisite"]
+    assert (pre.source, pre.target) == ("deep-learning", "flash-attention")
+    assert "co-occur in 2 sources" in pre.evidence
+    assert "'deep learning' is more general (level 0, 3 sources)" in pre.evidence
 
 
 def test_stated_parent_becomes_prerequisite() -> None:

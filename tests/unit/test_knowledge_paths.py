@@ -64,3 +64,39 @@ def test_reading_time_and_no_concepts() -> None:
     assert [s.source_id for s in plan.steps] == ["a", "b"]
     assert all(s.difficulty == "intermediate" for s in plan.steps)
     assert plan.notes
+
+
+def test_difficulty_is_relative_to_the_workspace_and_varied() -> None:
+    from marginalia.knowledge.paths import difficulties
+
+    # every mean sits between 0.8 and 1.5: absolute thresholds would call all intermediate
+    means = {"a": (0, 1, 2, 1), "b": (1, 1, 1, 1), "c": (1, 2, 1, 2), "d": (2, 2, 1, 1)}
+    sources = [
+        PathSource(sid, sid, concepts={f"{sid}{i}": lv for i, lv in enumerate(levels)})
+        for sid, levels in means.items()
+    ]
+    got = difficulties(sources)
+    assert got == {"a": "beginner", "b": "beginner", "c": "intermediate", "d": "intermediate"}
+    sources.append(PathSource("e", "e", concepts={"x": 2, "y": 2}))
+    got = difficulties(sources)
+    assert got["e"] == "advanced" and len(set(got.values())) == 3
+    # all alike (or too few): the absolute thresholds
+    same = [PathSource(s, s, concepts={"x": 1}) for s in "xyz"]
+    assert set(difficulties(same).values()) == {"intermediate"}
+    assert difficulties([PathSource("n", "n")]) == {"n": "intermediate"}
+
+
+def test_prerequisites_name_their_concepts_and_unlinked_sources_order_by_year() -> None:
+    sources = [
+        PathSource("late", "B later", concepts={}, year=2021),
+        PathSource("early", "A early", concepts={}, year=2010),
+        PathSource("nodate", "C no date", concepts={}),
+        PathSource("base", "Basics", concepts={"attention": 0}),
+        PathSource("adv", "Advanced", concepts={"flash-attention": 2}),
+    ]
+    plan = plan_learning_path(sources, [_edge("attention", "flash-attention")])
+    steps = {s.source_id: s for s in plan.steps}
+    assert steps["adv"].prerequisites == ("base",)
+    assert steps["adv"].prerequisite_concepts == {"base": ("attention",)}
+    order = [s.source_id for s in plan.steps if s.source_id in {"late", "early", "nodate"}]
+    assert order == ["early", "late", "nodate"]

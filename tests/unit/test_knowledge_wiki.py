@@ -83,3 +83,37 @@ def test_citations_render_with_title_page_and_reader_link() -> None:
     label = out.split("([", 1)[1].split("](", 1)[0]
     assert label.endswith("…, p. 4") and len(label) < 70 and "[" not in label
     assert "Old. (source removed)" in out
+
+
+def test_named_systems_and_datasets() -> None:
+    from marginalia.knowledge.wiki import is_named_entity
+
+    for name in ("SPECTER", "S2ORC", "SciBERT", "GloVe", "MeSH", "SemEval-2017", "LMWH"):
+        assert is_named_entity(name), name
+    for name in ("document", "Families", "full text", "RE", "Department", "token"):
+        assert not is_named_entity(name), name
+    assert is_named_entity("citation-informed transformer", ["SPECTER"])
+
+
+def test_mentions_of_other_pages_are_linked_once() -> None:
+    from marginalia.knowledge.wiki import WikiConcept, extract_links, link_mentions
+
+    def concept(name: str, slug: str, *aliases: str) -> WikiConcept:
+        return WikiConcept(name, slug, None, (), aliases=aliases)
+
+    body = (
+        "# SPECTER\n\nSPECTER uses SciBERT.\n\n## What the sources say\n\n"
+        "- SPECTER initialises from SciBERT and beats citation graph baselines. [source:a#1]\n"
+        "- SciBERT was pretrained on papers. [source:b#2]\n\nRelated: [[scibert]]\n"
+    )
+    targets = [
+        concept("SPECTER", "specter"),
+        concept("SciBERT", "scibert"),
+        concept("citation graph", "citation-graph", "citation graphs"),
+    ]
+    out = link_mentions(body, targets, "specter")
+    assert "[[scibert|SciBERT]] and beats [[citation-graph|citation graph]] baselines" in out
+    assert "- SciBERT was pretrained" in out  # one link per target
+    assert "[[specter" not in out  # never to itself
+    assert "SPECTER uses SciBERT." in out  # only sentence lines
+    assert "[source:a#1]" in out and set(extract_links(out)) == {"scibert", "citation-graph"}

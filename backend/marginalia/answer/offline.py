@@ -171,7 +171,10 @@ def pg_question_stats(
                 return QuestionStats({}, False)
             n = await repo.workspace_chunk_count(session, workspace_id)
             df = await repo.document_frequencies(session, workspace_id, wanted)
-        absent = any(lex and all(df.get(t, 0.0) <= 0 for t in lex) for lex in named)
+        # A named term whose word part ("zorblax" of "ZORBLAX-9") no chunk contains.
+        absent = any(
+            df.get(t, 0.0) <= 0 for lex in named for t in lex if sum(c.isalpha() for c in t) >= 3
+        )
         idf = {t: bm25_idf(float(n or 0), df.get(t, 0.0)) for t in terms}
         return QuestionStats(idf, absent)
 

@@ -5,13 +5,24 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI
 
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
-from marginalia.api.frontend import install_frontend
-from marginalia.api.routes import answers, health, jobs, knowledge, research, sources, workspaces
+from marginalia.api.frontend import FRONTEND_DIST, install_frontend
+from marginalia.api.hardening import RequestGuard, SecurityHeaders, inline_script_hashes
+from marginalia.api.routes import (
+    answers,
+    health,
+    jobs,
+    knowledge,
+    notes,
+    research,
+    sources,
+    workspaces,
+)
 from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
 from marginalia.runtime import Runtime, open_runtime
@@ -54,8 +65,47 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (health, workspaces, sources, knowledge, research, answers, jobs):
+    for module in (health, workspaces, sources, knowledge, research, answers, jobs, notes):
         app.include_router(module.router)
     install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)
+    _document_errors(app)
+    app_settings = settings or (runtime.settings if runtime else get_settings())
+    index = FRONTEND_DIST / "index.html"
+    hashes = inline_script_hashes(index.read_bytes()) if index.exists() else []
+    app.add_middleware(
+        RequestGuard, upload_limit_bytes=app_settings.ingest.max_upload_mb * 1024 * 1024
+    )
+    app.add_middleware(SecurityHeaders, script_hashes=hashes)
     return app
+
+
+def _document_errors(app: FastAPI) -> None:
+    """Every operation documents the JSON error bodies it can answer with: 422 (a NUL
+    character or a bad parameter, refused for any request) and 413 are the API's
+    ``ErrorOut``, never FastAPI's default validation shape."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        spec = build()
+        ref = {"$ref": "#/components/schemas/ErrorOut"}
+        for operations in spec.get("paths", {}).values():
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                codes = [("422", "Invalid request")]
+                if "requestBody" in operation:
+                    codes.append(("413", "Payload too large"))
+                for code, text in codes:
+                    responses[code] = {
+                        "description": text,
+                        "content": {"application/json": {"schema": ref}},
+                    }
+        schemas = spec.get("components", {}).get("schemas", {})
+        for unused in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(unused, None)
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field
+
+# Integers from a client are bounded, so none reaches the database beyond its column types
+# (a 20-digit ``offset`` is a clear 422, not an overflow). NUL characters are refused for
+# every request by ``api.hardening.RequestGuard``.
+MAX_INT32 = 2**31 - 1
+MAX_INT64 = 2**63 - 1
+Offset = Annotated[int, Query(ge=0, le=MAX_INT32, description="rows to skip")]
 
 
 class ErrorOut(BaseModel):

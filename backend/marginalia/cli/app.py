@@ -13,6 +13,7 @@ from marginalia.cli import (
     answer_cmds,
     ingest_cmds,
     knowledge_cmds,
+    mcp_cmds,
     qa_eval_cmds,
     research_cmds,
     source_cmds,
@@ -40,6 +41,7 @@ knowledge_cmds.register(app)
 research_cmds.register(app)
 answer_cmds.register(app)
 source_cmds.register(app)
+mcp_cmds.register(app)
 qa_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")
 

@@ -42,6 +42,8 @@ def path_payload(path: LearningPathView) -> dict[str, Any]:
         "engine": path.engine,
         "notes": path.notes,
         "broken_cycles": path.broken_cycles,
+        "stale": path.stale,
+        "stale_reason": path.stale_reason,
         "steps": [s.model_dump(mode="json") for s in path.steps],
     }
 
@@ -173,7 +175,8 @@ def register(app: typer.Typer) -> None:
                 _echo_json(path_payload(current))
                 return
             console.print(f"[bold]{current.title}[/bold] ({current.engine})")
-            titles = {s.source_id: s.title for s in current.steps}
+            if current.stale:
+                console.print(f"[yellow]stale:[/yellow] {current.stale_reason}", highlight=False)
             for s in current.steps:
                 console.print(
                     f"{s.position}. [bold]{s.title}[/bold] — {s.difficulty}, "
@@ -181,7 +184,10 @@ def register(app: typer.Typer) -> None:
                     highlight=False,
                 )
                 if s.prerequisites:
-                    names = [titles.get(_as_uuid(p), p)[:60] for p in s.prerequisites]
+                    names = [
+                        p.title[:60] + (f" ({', '.join(p.concepts[:3])})" if p.concepts else "")
+                        for p in s.prerequisites
+                    ]
                     console.print("   after: " + "; ".join(names), highlight=False)
                 if s.concepts_covered:
                     console.print(
@@ -193,12 +199,3 @@ def register(app: typer.Typer) -> None:
                 console.print(current.notes, markup=False, highlight=False)
 
         run(with_runtime(go))
-
-
-def _as_uuid(value: str) -> Any:
-    import uuid
-
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        return value

@@ -69,6 +69,10 @@ def _updated() -> Any:
     )
 
 
+def _empty_text() -> Any:
+    return Field(default="", sa_column=Column(Text, nullable=False, server_default=text("''")))
+
+
 def _json(default: Any = None, *, nullable: bool = True) -> Any:
     server_default = None
     if isinstance(default, list):
@@ -140,6 +144,9 @@ class Workspace(SQLModel, table=True):
     description: str = ""
     description_embedding: list[float] | None = _vector()
     owner_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True)
+    # bumped by every knowledge update (source added or removed, rebuild); a learning path
+    # made at an older version is stale
+    knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     created_at: datetime = _created()
     updated_at: datetime = _updated()
 
@@ -468,16 +475,26 @@ class Note(SQLModel, table=True):
 
 
 class Highlight(SQLModel, table=True):
+    """A highlight (with an optional note) anchored in the stored page text (migration
+    0007): ``char_start`` of page ``page`` to ``char_end`` of ``page_end``, the quote
+    with ``prefix``/``suffix`` context, and its PDF rectangles (0–1, unrotated)."""
+
     __tablename__ = "highlights"
     id: uuid.UUID = _uuid_pk()
     source_id: uuid.UUID = _fk("sources.id")
+    workspace_id: uuid.UUID = _fk("workspaces.id")
     page: int
+    page_end: int
     char_start: int
     char_end: int
     text: str
+    prefix: str = _empty_text()
+    suffix: str = _empty_text()
+    rects: list[dict[str, Any]] = _json([], nullable=False)
     color: str = "yellow"
     note: str | None = None
     created_at: datetime = _created()
+    updated_at: datetime = _updated()
 
 
 class LearningPath(SQLModel, table=True):
@@ -488,6 +505,8 @@ class LearningPath(SQLModel, table=True):
     broken_cycles: list[str] = _json([])
     notes: str | None = None
     engine: str | None = None
+    knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    source_ids: list[Any] = _json([])  # the sources it was planned over
     created_at: datetime = _created()
 
 
@@ -503,6 +522,9 @@ class LearningPathStep(SQLModel, table=True):
     takeaways: list[str] = _json([])
     concepts: list[str] = _json([])
     reading_minutes: int
+    read_at: datetime | None = Field(
+        default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
+    )
 
 
 # ---------------------------------------------------------------------------- jobs

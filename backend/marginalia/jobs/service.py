@@ -5,6 +5,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from marginalia.config import Settings
 from marginalia.db import Database
 from marginalia.db.models import Job
@@ -29,17 +31,21 @@ class JobService:
     ) -> Job:
         if kind not in known_kinds():
             raise ValidationFailed(f"unknown job kind {kind!r}")
-        async with self.db.transaction() as session:
-            job = await jobs_repo.create(
-                session,
-                kind=kind,
-                params=params or {},
-                workspace_id=workspace_id,
-                backend=self.backend.name,
-            )
-            await jobs_repo.add_event(
-                session, job.id, type="status", stage="queued", message="queued"
-            )
+        try:
+            async with self.db.transaction() as session:
+                job = await jobs_repo.create(
+                    session,
+                    kind=kind,
+                    params=params or {},
+                    workspace_id=workspace_id,
+                    backend=self.backend.name,
+                )
+                await jobs_repo.add_event(
+                    session, job.id, type="status", stage="queued", message="queued"
+                )
+        except IntegrityError as exc:
+            # The workspace was deleted between the caller's check and this insert.
+            raise NotFoundError(f"no workspace with id {workspace_id} (it was deleted)") from exc
         await self.backend.submit(job.id)
         return job
 

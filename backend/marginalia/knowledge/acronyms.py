@@ -12,6 +12,8 @@ from marginalia.knowledge.text import (
 )
 
 _PAREN_RE = re.compile(r"\(([^()]{1,120})\)")
+_LINE_BREAK_HYPHEN = re.compile(r"([a-z])[-\u00ad]\s+([a-z])")
+"""A long form broken across lines ("Medi- cal Subject Headings") is read joined."""
 
 
 def best_long_form(short: str, long: str) -> str | None:
@@ -52,7 +54,7 @@ def detect_acronyms(text: str) -> dict[str, str]:
             before = sent[: m.start()].rstrip()
             pair = _pair_from(inner, before)
             if pair and pair[0] not in found:
-                found[pair[0]] = pair[1]
+                found[pair[0]] = " ".join(_LINE_BREAK_HYPHEN.sub(r"\1\2", pair[1]).split())
     return found
 
 

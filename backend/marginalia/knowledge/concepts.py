@@ -10,7 +10,9 @@ Per-source concepts (from an LLM or the offline engine) are merged into canonica
   so (``BERT`` ↔ ``bidirectional encoder representations from transformers``) or, failing
   that, when exactly one multi-word concept of the workspace has the acronym's initials
   (``LLM`` ↔ ``large language model``). Ambiguous initials merge nothing.
-* **levels** — from spread over sources and phrase length (see :func:`concept_level`).
+* **levels** — each source's level for the concept (the offline engine's from generality,
+  :mod:`~marginalia.knowledge.concept_levels`; an LLM's as stated), combined with the
+  concept's spread over the workspace (:func:`~marginalia.knowledge.concept_levels.workspace_level`).
 * **edges** — ``specialization`` (token containment, general → specific), ``prerequisite``
   (lower-level → higher-level concept co-occurring in ≥ 2 sources, or an extraction's stated
   parent), ``related`` (co-occurrence in ≥ 2 sources otherwise, or stated by an extraction).
@@ -198,35 +200,22 @@ def key_initials(key: str) -> str:
 # Levels
 # ---------------------------------------------------------------------------------------------
 
-FOUNDATIONAL_SPREAD = 0.5
-"""Fraction of the workspace's sources that makes a short shared concept foundational."""
-FOUNDATIONAL_RELATIVE = 1 / 3
-"""…or fraction of the most widespread concept's source count (large, diverse workspaces)."""
+WORKSPACE_FOUNDATIONAL_SHARE = 0.5
+"""Share of the workspace's sources that makes a concept foundational (level 0)…"""
+WORKSPACE_FOUNDATIONAL_MIN_SOURCES = 3
+"""…when at least this many sources discuss it."""
 
 
-def concept_level(df: int, n_sources: int, max_df: int, n_tokens: int) -> int:
-    """Workspace level of a concept: 0 foundational, 1 intermediate, 2 specialised.
-
-    * 0 — ``df ≥ 2`` and ``n_tokens ≤ 2`` and (``df / n_sources ≥ 0.5`` or
-      ``df / max_df ≥ 1/3``): widely shared, short phrase;
-    * 2 — ``df == 1`` and ``n_tokens ≥ 2``: a multi-word phrase only one source discusses;
-    * 1 — everything else (shared but not widespread, or a single word seen once).
-
-    ``n_tokens`` counts content words of the shortest form (an acronym counts as one word).
-    """
-    if n_sources <= 0:
-        return 1
-    spread = df / n_sources
-    rel = df / max_df if max_df > 0 else 0.0
-    if (
-        df >= 2
-        and n_tokens <= 2
-        and (spread >= FOUNDATIONAL_SPREAD or rel >= FOUNDATIONAL_RELATIVE)
-    ):
+def workspace_level(levels: Sequence[int], df: int, n_sources: int) -> int:
+    """The workspace level of a concept from its sources' levels (each source's from
+    generality, :mod:`marginalia.knowledge.concept_levels`) and its spread: 0 when at least
+    half of the sources (three or more) discuss it; otherwise the most general of the
+    sources' levels, and at most 1 when several sources discuss it (it is no longer one
+    paper's own)."""
+    if df >= WORKSPACE_FOUNDATIONAL_MIN_SOURCES and df >= WORKSPACE_FOUNDATIONAL_SHARE * n_sources:
         return 0
-    if df <= 1 and n_tokens >= 2:
-        return 2
-    return 1
+    level = min(levels) if levels else 1
+    return min(level, 1) if df >= 2 else level
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +264,7 @@ def merge_concepts(
     parents: list[tuple[SourceId, str, str]] = []  # (source, child key, parent key)
     stated_related: list[tuple[SourceId, str, str]] = []
     acronym_surface_keys: dict[str, str] = {}  # key -> acronym letters
+    key_levels: dict[str, list[int]] = defaultdict(list)  # the sources' levels
 
     source_ids = sorted(per_source)
     for sid in source_ids:
@@ -284,6 +274,7 @@ def merge_concepts(
                 continue
             uf.add(key)
             key_sources[key].add(sid)
+            key_levels[key].append(concept.level)
             surface = " ".join(concept.name.split())
             surface_sources[key][surface].add(sid)
             if is_acronym(surface):
@@ -351,7 +342,6 @@ def merge_concepts(
         for k in keys:
             srcs |= key_sources.get(k, set())
         group_sources[root] = tuple(sorted(srcs))
-    max_df = max((len(s) for s in group_sources.values()), default=0)
 
     concepts_by_root: dict[str, CanonicalConcept] = {}
     used_slugs: set[str] = set()
@@ -372,8 +362,8 @@ def merge_concepts(
         for k in keys:
             desc_candidates.extend(descriptions.get(k, []))
         description = sorted(desc_candidates)[0][1] if desc_candidates else None
-        n_tokens = min(max(len(key_tokens(k)), 1) for k in keys)
-        level = concept_level(len(group_sources[root]), n_sources, max_df, n_tokens)
+        levels = [lv for k in keys for lv in key_levels.get(k, [])]
+        level = workspace_level(levels, len(group_sources[root]), n_sources)
         base = slugify(name)
         slug, i = base, 2
         while slug in used_slugs:
@@ -428,31 +418,27 @@ def _build_edges(
 
     decided: dict[tuple[str, str], ConceptEdge] = {}
 
-    # specialization by token containment (transitively reduced)
-    token_sets: dict[str, list[frozenset[str]]] = {
-        r: sorted(
-            {key_tokens(k) for k in concepts_by_root[r].member_keys} - {frozenset()}, key=sorted
-        )
-        for r in roots
+    # specialization: the general concept is the head of the specific one ("heparin" →
+    # "low molecular weight heparin": a kind of heparin), not any word it contains ("full"
+    # ↛ "full text"); transitively reduced
+    token_lists: dict[str, list[tuple[str, ...]]] = {
+        r: sorted({tuple(k.split()) for k in concepts_by_root[r].member_keys} - {()}) for r in roots
     }
-    postings: dict[str, set[str]] = defaultdict(set)
+    by_head: dict[str, set[str]] = defaultdict(set)
     for r in roots:
-        for ts in token_sets[r]:
-            for t in ts:
-                postings[t].add(r)
+        for toks in token_lists[r]:
+            by_head[toks[-1]].add(r)
     spec = nx.DiGraph()
     spec_evidence: dict[tuple[str, str], str] = {}
     for general in roots:
-        for ts in token_sets[general]:
-            candidates = set.intersection(*(postings[t] for t in ts)) - {general}
-            for specific in sorted(candidates):
-                for tb in token_sets[specific]:
-                    if ts < tb:
+        for tg in token_lists[general]:
+            for specific in sorted(by_head[tg[-1]] - {general}):
+                for tb in token_lists[specific]:
+                    if len(tb) > len(tg) and tb[-len(tg) :] == tg:
                         if not spec.has_edge(general, specific):
                             spec.add_edge(general, specific)
                             spec_evidence[(general, specific)] = (
-                                f"token containment: '{' '.join(sorted(ts))}' ⊂ "
-                                f"'{' '.join(sorted(tb))}'"
+                                f"a kind of: '{' '.join(tg)}' is the head of '{' '.join(tb)}'"
                             )
                         break
     for a, b in list(spec.edges()):
@@ -496,8 +482,13 @@ def _build_edges(
             continue
         ca, cb = concepts_by_root[a], concepts_by_root[b]
         evidence = f"co-occur in {len(sids)} sources: {_join_ids(sids)}"
-        if ca.level != cb.level and min(ca.level, cb.level) <= 1:
-            lo, hi = (ca, cb) if ca.level < cb.level else (cb, ca)
+        lo, hi = (ca, cb) if (ca.level, -ca.df) < (cb.level, -cb.df) else (cb, ca)
+        if lo.level < hi.level and lo.df >= hi.df:
+            # the more general concept (lower level, at least as widespread) comes first
+            evidence += (
+                f"; '{lo.name}' is more general (level {lo.level}, {lo.df} sources) than "
+                f"'{hi.name}' (level {hi.level}, {hi.df} sources)"
+            )
             decided[(a, b)] = ConceptEdge(
                 lo.slug, hi.slug, "prerequisite", float(len(sids)), evidence
             )

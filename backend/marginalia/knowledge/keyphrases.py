@@ -16,6 +16,7 @@ from marginalia.knowledge.concept_filter import (
     token_similarity,
     weight_of,
 )
+from marginalia.knowledge.concept_levels import provisional_level
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import WORD_SPAN_RE, SourceSentence, usable
@@ -80,7 +81,7 @@ _PHRASE_SPLIT = STOP_WORDS | wordset(
     encoded take taking makes making based across toward towards suffer suffers suffered
     benefit benefits benefited tend tends tended appear appears appeared seem seems seemed
     become becomes became remain achieve achieving proposing showing using via whose differ
-    differs differed expensive handles computes relies need needs speeds consists consist
+    differs differed expensive handles computes relies need needs speeds yes no consists consist
     consisted eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
     twenty thirty forty fifty hundred hundreds thousand thousands million millions
     """
@@ -214,6 +215,13 @@ def _occurrence_weight(sent: SourceSentence) -> float:
 
 
 _ALNUM = re.compile(r"[^0-9a-z]+")
+_NOT_PROSE = re.compile(
+    r"\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+et\s+al\b\.?"  # Beltagy et al.
+    r"|\([^()]{0,80}?\b(?:19|20)\d{2}[a-z]?\)"  # (Cohan et al., 2020)
+    r"|\b(?:https?://|www\.|doi:\s*|10\.\d{4,}/)\S+",  # URLs and DOIs
+    re.IGNORECASE,
+)
+"""Author names before "et al.", parenthesised citations, URLs and DOIs: no concepts."""
 _LINE_BREAK_HYPHEN = re.compile(r"([a-z])[-\u00ad]\s+([a-z])")
 """A word broken across lines ("construc- tions"): joined before phrases are cut."""
 
@@ -224,6 +232,7 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     current: list[tuple[str, bool]] = []
     first_word_seen = False
     sentence = _LINE_BREAK_HYPHEN.sub(r"\1\2", sentence)
+    sentence = _NOT_PROSE.sub(" ; ", sentence)
     for m in _TOKEN_RE.finditer(sentence):
         tok = m.group()
         is_word = tok[0].isalpha() or (tok[0].isdigit() and any(c.isalpha() for c in tok))
@@ -425,6 +434,14 @@ def extract_keyphrases(
         return c.n_tokens >= 2 and (c.in_title or (c.in_abstract and short_source))
 
     pool = {k: c for k, c in cands.items() if eligible(c)}
+    # a piece of an acronym's long form ("Open Research Corpus" of "Semantic Scholar Open
+    # Research Corpus") is that concept, not another one
+    long_keys = [k.split() for k in short_of_long]
+    pool = {
+        k: c
+        for k, c in pool.items()
+        if k in short_of_long or not any(_contains(lk, k.split()) for lk in long_keys)
+    }
     tokens = {k: _gram_tokens(pool[k]) for k in pool}
     # a one-off long phrase that merely extends a multi-word term used elsewhere
     dropped: list[str] = []
@@ -498,11 +515,13 @@ def extract_keyphrases(
         limit=limit,
     )
     out: list[ExtractedConcept] = []
-    for _key, (_cand, concept_name, concept_long) in ranked:
+    for key, (cand, concept_name, concept_long) in ranked:
+        forms = [concept_name, *([concept_long] if concept_long else []), *cand.surfaces]
+        level_key = normalize_concept(concept_long) if concept_long else key
         out.append(
             ExtractedConcept(
                 name=concept_name,
-                level=1,
+                level=provisional_level(forms, level_key, sentences, background),
                 description=_definition(concept_name, concept_long, sentences),
                 parent=None,
                 related=[],

@@ -1,27 +1,48 @@
 """Learning paths: planned from the concept graph (with the model's annotations when
-one is configured), stored, and read back."""
+one is configured), stored, read back (stale once the knowledge changed), steps marked read."""
 
 from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
 
+from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.concept_graph import ConceptEdge as PureConceptEdge
 from marginalia.knowledge.context import KnowledgeContext, require_workspace, resolve_llm
 from marginalia.knowledge.paths import PathSource, plan_learning_path
+from marginalia.knowledge.sentences import shown
 from marginalia.knowledge.views import (
     LearningPathView,
+    PathConceptView,
+    PathPrerequisiteView,
     PathStepView,
 )
 from marginalia.llm.base import LLMProvider
+
+MIN_TAKEAWAY_WORDS = 8
+
+
+def takeaways_of(candidates: Sequence[str | None]) -> list[str]:
+    """Prose sentences of at least :data:`MIN_TAKEAWAY_WORDS` words, in order, unique."""
+    out: list[str] = []
+    for text in candidates:
+        if not text or len(text.split()) < MIN_TAKEAWAY_WORDS or not shown(text):
+            continue
+        if text not in out:
+            out.append(text)
+    return out
 
 
 async def generate_learning_path(
     ctx: KnowledgeContext, workspace_id: uuid.UUID, *, llm: LLMProvider | None = None
 ) -> LearningPathView:
-    """Plan, annotate (LLM when available) and store a learning path; returns it."""
+    """Plan, annotate (LLM when available) and store a learning path; returns it.
+
+    Steps of sources that were marked read in the previous path stay read."""
     provider = resolve_llm(ctx, llm)
     async with ctx.db.session() as session:
         workspace = await require_workspace(session, workspace_id)
@@ -29,6 +50,7 @@ async def generate_learning_path(
         concepts = await repo.list_concepts(session, workspace_id)
         links = await repo.source_concept_links(session, workspace_id)
         edges = await repo.list_concept_edges(session, workspace_id)
+        version = await repo.knowledge_version(session, workspace_id)
     by_id = {c.id: c for c in concepts}
     covered: dict[uuid.UUID, dict[str, int]] = defaultdict(dict)
     for sid, cid in links:
@@ -52,7 +74,11 @@ async def generate_learning_path(
             summary=s.summary or "",
             total_chars=s.total_chars,
             concepts=covered.get(s.id, {}),
-            takeaways=tuple(s.key_results or s.contributions),
+            takeaways=tuple(
+                takeaways_of([*s.key_results, *s.contributions, s.tldr])
+                or takeaways_of([s.summary])
+            ),
+            year=s.year,
         )
         for s in sources
     ]
@@ -84,6 +110,7 @@ async def generate_learning_path(
             if annotation.overview.strip():
                 notes.insert(0, annotation.overview.strip())
     async with ctx.db.transaction() as session:
+        read = await repo.read_marks(session, workspace_id)
         path_id = await repo.insert_learning_path(
             session,
             workspace_id,
@@ -91,15 +118,21 @@ async def generate_learning_path(
             broken_cycles=list(plan.broken_cycles),
             notes="\n".join(notes) or None,
             engine=engine,
+            knowledge_version=version,
+            source_ids=[s.id for s in sources],
             steps=[
                 {
                     "position": st.position,
                     "source_id": uuid.UUID(st.source_id),
                     "difficulty": st.difficulty,
-                    "prerequisites": list(st.prerequisites),
+                    "prerequisites": [
+                        {"source_id": p, "concepts": list(st.prerequisite_concepts.get(p, ()))}
+                        for p in st.prerequisites
+                    ],
                     "takeaways": takeaways.get(st.source_id, []),
                     "concepts": list(st.concepts_covered),
                     "reading_minutes": st.reading_minutes,
+                    "read_at": read.get(uuid.UUID(st.source_id)),
                 }
                 for st in plan.steps
             ],
@@ -107,6 +140,13 @@ async def generate_learning_path(
     view = await latest_learning_path(ctx, workspace_id)
     assert view is not None and view.id == path_id
     return view
+
+
+def _prerequisite(item: Any) -> tuple[str, list[str]]:
+    """A stored prerequisite: ``{"source_id", "concepts"}`` (older paths: the id alone)."""
+    if isinstance(item, dict):
+        return str(item.get("source_id")), [str(c) for c in item.get("concepts") or []]
+    return str(item), []
 
 
 async def latest_learning_path(
@@ -118,7 +158,68 @@ async def latest_learning_path(
         if found is None:
             return None
         path, steps = found
-        titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
+        sources = await repo.workspace_sources(session, workspace_id)
+        concepts = {c.slug: c for c in await repo.list_concepts(session, workspace_id)}
+        version = await repo.knowledge_version(session, workspace_id)
+    titles = {str(s.id): s.title for s in sources}
+    position = {str(st.source_id): st.position for st in steps}
+    stale = path.knowledge_version != version
+    reason = None
+    if stale:
+        in_path = {str(s) for s in path.source_ids} or {str(st.source_id) for st in steps}
+        added = len(set(titles) - in_path)
+        removed = len(in_path - set(titles))
+        parts = [f"{added} source(s) added"] if added else []
+        parts += [f"{removed} source(s) removed"] if removed else []
+        reason = (
+            "the workspace's knowledge changed since this path was made"
+            + (f" ({', '.join(parts)})" if parts else " (concepts recomputed)")
+            + "; POST to regenerate it"
+        )
+
+    def name(slug: str) -> str:
+        return concepts[slug].name if slug in concepts else slug.replace("-", " ")
+
+    out_steps: list[PathStepView] = []
+    for st in steps:
+        prereqs = []
+        for item in st.prerequisites:
+            sid, slugs = _prerequisite(item)
+            try:
+                pid = uuid.UUID(sid)
+            except ValueError:
+                continue
+            prereqs.append(
+                PathPrerequisiteView(
+                    source_id=pid,
+                    title=titles.get(sid, "(removed source)"),
+                    position=position.get(sid),
+                    concepts=[name(c) for c in slugs],
+                )
+            )
+        out_steps.append(
+            PathStepView(
+                id=st.id,
+                position=st.position,
+                source_id=st.source_id,
+                title=titles.get(str(st.source_id), "(removed source)"),
+                difficulty=st.difficulty,
+                prerequisites=prereqs,
+                key_takeaways=list(st.takeaways),
+                concepts_covered=list(st.concepts),
+                concepts=[
+                    PathConceptView(
+                        slug=c,
+                        name=name(c),
+                        level=concepts[c].level if c in concepts else None,
+                    )
+                    for c in st.concepts
+                ],
+                reading_minutes=st.reading_minutes,
+                read=st.read_at is not None,
+                read_at=st.read_at,
+            )
+        )
     return LearningPathView(
         id=path.id,
         title=path.title,
@@ -126,17 +227,23 @@ async def latest_learning_path(
         notes=path.notes,
         broken_cycles=list(path.broken_cycles),
         created_at=path.created_at,
-        steps=[
-            PathStepView(
-                position=st.position,
-                source_id=st.source_id,
-                title=titles.get(st.source_id, ""),
-                difficulty=st.difficulty,
-                prerequisites=[str(p) for p in st.prerequisites],
-                key_takeaways=list(st.takeaways),
-                concepts_covered=list(st.concepts),
-                reading_minutes=st.reading_minutes,
-            )
-            for st in steps
-        ],
+        stale=stale,
+        stale_reason=reason,
+        steps_read=sum(s.read for s in out_steps),
+        steps=out_steps,
     )
+
+
+async def mark_step_read(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, step_id: uuid.UUID, *, read: bool
+) -> LearningPathView:
+    """Mark a step read (or unread) on the server; returns the path the step belongs to
+    when it is the latest (the usual case)."""
+    async with ctx.db.transaction() as session:
+        await require_workspace(session, workspace_id)
+        step = await repo.set_step_read(session, workspace_id, step_id, read=read)
+        if step is None:
+            raise NotFoundError(f"no learning path step {step_id} in workspace {workspace_id}")
+    view = await latest_learning_path(ctx, workspace_id)
+    assert view is not None
+    return view

@@ -10,12 +10,16 @@
    that would close a cycle with dependencies already accepted is dropped and reported in
    ``broken_cycles``. So within every cycle the lightest (then lexicographically last) edge is
    the one removed, and an edge on no cycle is never removed.
-3. **Order.** Topological (Kahn) with ties broken by difficulty (mean concept level), then id.
+3. **Order.** Topological (Kahn) with ties broken by difficulty (mean concept level; a source
+   without concepts counts as 1.0), then year (older first; unknown last), then title, then id.
 
-Per step: difficulty from the mean level of its concepts (< 0.8 beginner, < 1.5
-intermediate, else advanced; no concepts → intermediate), prerequisites = its immediate
-predecessors (transitive reduction of the accepted dependencies), key takeaways as passed in,
-concepts covered (foundational first) and reading time ``max(1, round(total_chars / 5 /
+Per step: difficulty from the mean level of its concepts, relative to the workspace: with at
+least three sources whose means differ (by ≥ 0.15 overall), the share of sources with a lower
+mean puts it in a tercile (< 1/3 beginner, < 2/3 intermediate, else advanced; tied means
+share a class); otherwise absolute (< 0.8 beginner, < 1.5 intermediate, else advanced); no
+concepts → intermediate. Prerequisites = its immediate predecessors (transitive reduction of
+the accepted dependencies), each with the concepts that made it one; key takeaways as passed
+in, concepts covered (foundational first) and reading time ``max(1, round(total_chars / 5 /
 250))`` minutes (~5 characters per word, 250 words per minute).
 """
 
@@ -49,6 +53,7 @@ class PathSource:
     total_chars: int = 0
     concepts: Mapping[str, int] = field(default_factory=dict)
     takeaways: Sequence[str] = ()
+    year: int | None = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,8 @@ class PathStep:
     concepts_covered: tuple[str, ...]
     new_concepts: tuple[str, ...]
     reading_minutes: int
+    prerequisite_concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """prerequisite source id → the concepts it explains that this step needs."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,7 @@ def _mean_level(source: PathSource) -> float | None:
 
 
 def difficulty_of(source: PathSource) -> Difficulty:
+    """Absolute difficulty from the mean concept level (no concepts: intermediate)."""
     mean = _mean_level(source)
     if mean is None:
         return "intermediate"
@@ -93,10 +101,31 @@ def difficulty_of(source: PathSource) -> Difficulty:
     return "advanced"
 
 
+RELATIVE_MIN_SOURCES = 3
+RELATIVE_MIN_SPREAD = 0.15
+
+
+def difficulties(sources: Sequence[PathSource]) -> dict[str, Difficulty]:
+    """Each source's difficulty, relative to the others where they differ (module docs)."""
+    means = {s.id: m for s in sources if (m := _mean_level(s)) is not None}
+    out: dict[str, Difficulty] = {s.id: difficulty_of(s) for s in sources}
+    values = sorted(means.values())
+    if len(values) < RELATIVE_MIN_SOURCES or values[-1] - values[0] < RELATIVE_MIN_SPREAD:
+        return out
+    n = len(values)
+    for sid, mean in means.items():
+        share = sum(v < mean - 1e-9 for v in values) / n
+        out[sid] = "beginner" if share < 1 / 3 else "intermediate" if share < 2 / 3 else "advanced"
+    return out
+
+
 def source_dependencies(
-    sources: Sequence[PathSource], concept_edges: Sequence[ConceptEdge]
+    sources: Sequence[PathSource],
+    concept_edges: Sequence[ConceptEdge],
+    via: dict[tuple[str, str], set[str]] | None = None,
 ) -> dict[tuple[str, str], float]:
-    """``(X, Y) → weight`` for every "read X before Y" dependency (see module docs)."""
+    """``(X, Y) → weight`` for every "read X before Y" dependency (see module docs);
+    ``via`` (when given) collects the prerequisite concepts behind each."""
     covers: dict[str, list[PathSource]] = defaultdict(list)  # concept -> sources covering it
     for s in sources:
         for slug in s.concepts:
@@ -115,6 +144,8 @@ def source_dependencies(
             for x in providers:
                 if _difficulty_key(x) == easiest:
                     deps[(x.id, y.id)] += e.weight
+                    if via is not None:
+                        via.setdefault((x.id, y.id), set()).add(e.source)
     return dict(deps)
 
 
@@ -145,7 +176,9 @@ def plan_learning_path(
         if s.id in by_id:
             raise ValueError(f"duplicate source id {s.id!r}")
         by_id[s.id] = s
-    deps = source_dependencies(list(by_id.values()), concept_edges)
+    via: dict[tuple[str, str], set[str]] = {}
+    deps = source_dependencies(list(by_id.values()), concept_edges, via)
+    levels = difficulties(list(by_id.values()))
 
     accepted: dict[str, set[str]] = defaultdict(set)
     broken: list[str] = []
@@ -160,9 +193,11 @@ def plan_learning_path(
     dag.add_edges_from((x, y) for x, ys in accepted.items() for y in ys)
     reduced = nx.transitive_reduction(dag)
 
-    def priority(sid: str) -> tuple[float, str]:
-        mean = _mean_level(by_id[sid])
-        return (1.0 if mean is None else mean, sid)
+    def priority(sid: str) -> tuple[float, int, str, str]:
+        s = by_id[sid]
+        mean = _mean_level(s)
+        year = s.year if s.year is not None else 9999
+        return (1.0 if mean is None else round(mean, 9), year, s.title.casefold(), sid)
 
     indegree = {sid: dag.in_degree(sid) for sid in by_id}
     heap = [(priority(sid), sid) for sid, d in indegree.items() if d == 0]
@@ -190,12 +225,18 @@ def plan_learning_path(
                 position=i + 1,
                 source_id=sid,
                 title=s.title,
-                difficulty=difficulty_of(s),
+                difficulty=levels[sid],
                 prerequisites=prereqs,
                 key_takeaways=tuple(t for t in s.takeaways if t.strip())[:MAX_TAKEAWAYS],
                 concepts_covered=covered,
                 new_concepts=new,
                 reading_minutes=reading_minutes(s.total_chars),
+                prerequisite_concepts={
+                    p: tuple(
+                        sorted(via.get((p, sid), ()), key=lambda c, p=p: (by_id[p].concepts[c], c))
+                    )
+                    for p in prereqs
+                },
             )
         )
 

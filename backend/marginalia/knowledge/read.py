@@ -6,22 +6,30 @@ from __future__ import annotations
 import uuid
 from collections import Counter, defaultdict
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from marginalia.db.models import Concept, ConceptEdge
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
+from marginalia.knowledge.gaps import GapClaim, GapConcept, GapEvidence, find_gaps
 from marginalia.knowledge.text import normalize_whitespace
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
     EdgeType,
     EvidenceView,
+    GapResearch,
+    GapsView,
+    GapView,
     GraphEdge,
     GraphNode,
     GraphView,
     WikiCitationView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.knowledge.wiki import (
     CitationTarget,
@@ -224,26 +232,21 @@ async def list_wiki_pages(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> lis
     ]
 
 
-async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
-    async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
-        page = await repo.get_wiki_page(session, workspace_id, slug)
-        if page is None:
-            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
-        revisions = await repo.revision_count(session, page.id)
-        backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
-        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
-        titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
-        markers = extract_citations(page.body)
-        ids: list[uuid.UUID] = []
-        for sid_text, _ in markers:
-            try:
-                ids.append(uuid.UUID(sid_text))
-            except ValueError:
-                continue
-        pages = await repo.cited_chunk_pages(
-            session, sorted(set(ids), key=str), [i for _, i in markers if i is not None]
-        )
+async def _citations(
+    session: AsyncSession, workspace_id: uuid.UUID, body: str
+) -> tuple[str, list[WikiCitationView]]:
+    """``body`` with its citations rendered, and the citations (:func:`render_citations`)."""
+    titles = {s.id: s.title for s in await repo.workspace_sources(session, workspace_id)}
+    markers = extract_citations(body)
+    ids: list[uuid.UUID] = []
+    for sid_text, _ in markers:
+        try:
+            ids.append(uuid.UUID(sid_text))
+        except ValueError:
+            continue
+    pages = await repo.cited_chunk_pages(
+        session, sorted(set(ids), key=str), [i for _, i in markers if i is not None]
+    )
     targets: dict[tuple[str, int | None], CitationTarget] = {}
     citations: list[WikiCitationView] = []
     for sid_text, index in markers:
@@ -266,19 +269,77 @@ async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: st
                 href=reader_href(str(workspace_id), target),
             )
         )
+    return render_citations(body, targets, str(workspace_id)), citations
+
+
+async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        revisions = await repo.revision_count(session, page.id)
+        backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
+        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+        body, citations = await _citations(session, workspace_id, page.body)
     return WikiPageView(
         slug=page.slug,
         title=page.title,
         revision=page.revision,
         links=list(page.links),
         updated_at=page.updated_at,
-        body=render_citations(page.body, targets, str(workspace_id)),
+        body=body,
         body_raw=page.body,
         cited=list(page.cited),
         citations=citations,
         revisions=revisions,
         backlinks=backlinks,
         broken_links=broken_links(page.body, known),
+    )
+
+
+async def wiki_revisions(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str
+) -> list[WikiRevisionSummary]:
+    """A page's revisions, newest first."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        revisions = await repo.list_revisions(session, page.id)
+    return [
+        WikiRevisionSummary(
+            revision=r.revision, title=r.title, reason=r.reason, created_at=r.created_at
+        )
+        for r in revisions
+    ]
+
+
+async def wiki_revision(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: str, revision: int
+) -> WikiRevisionView:
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        page = await repo.get_wiki_page(session, workspace_id, slug)
+        if page is None:
+            raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
+        found = next(
+            (r for r in await repo.list_revisions(session, page.id) if r.revision == revision),
+            None,
+        )
+        if found is None:
+            raise NotFoundError(f"wiki page {slug!r} has no revision {revision}")
+        body, citations = await _citations(session, workspace_id, found.body)
+    return WikiRevisionView(
+        slug=slug,
+        revision=found.revision,
+        title=found.title,
+        reason=found.reason,
+        created_at=found.created_at,
+        body=body,
+        body_raw=found.body,
+        citations=citations,
     )
 
 
@@ -311,3 +372,70 @@ async def source_concepts(
         ]
         for sid, items in ranked.items()
     }
+
+
+async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> GapsView:
+    """What the workspace does not settle yet (:mod:`marginalia.knowledge.gaps`)."""
+    async with ctx.db.session() as session:
+        await require_workspace(session, workspace_id)
+        sources = await repo.workspace_sources(session, workspace_id)
+        concepts = await repo.list_concepts(session, workspace_id)
+        links = await repo.source_concept_links(session, workspace_id)
+        edges = await repo.list_concept_edges(session, workspace_id)
+        claims = await repo.claims_with_evidence(session, workspace_id)
+    by_id = {c.id: c for c in concepts}
+    discussed: dict[uuid.UUID, set[str]] = defaultdict(set)
+    for sid, cid in links:
+        discussed[cid].add(str(sid))
+    gap_concepts = [
+        GapConcept(
+            slug=c.slug,
+            name=c.name,
+            level=c.level,
+            source_ids=tuple(sorted(discussed.get(c.id, set()))),
+            centrality=c.centrality or 0.0,
+            description=c.description,
+        )
+        for c in concepts
+        if discussed.get(c.id)
+    ]
+    gap_edges = [
+        (by_id[e.source_concept_id].slug, by_id[e.target_concept_id].slug, e.edge_type, e.weight)
+        for e in edges
+        if e.source_concept_id in by_id and e.target_concept_id in by_id
+    ]
+    gap_claims = [
+        GapClaim(
+            id=str(c.id),
+            source_id=str(c.source_id),
+            text=c.text,
+            evidence=tuple(GapEvidence(str(e.source_id), e.relation, e.score) for e in ev),
+        )
+        for c, ev in claims
+    ]
+    titles = {str(s.id): s.title for s in sources}
+    found = find_gaps(gap_concepts, gap_claims, gap_edges, titles)
+    names = {c.slug: c.name for c in concepts}
+    engines = {e.engine for _, ev in claims for e in ev if e.engine}
+    counts: Counter[str] = Counter(g.kind for g in found)
+    return GapsView(
+        engine=", ".join(sorted(engines)) if engines - {"offline"} else "offline",
+        counts=dict(sorted(counts.items())),
+        gaps=[
+            GapView(
+                id=g.id,
+                kind=g.kind,
+                title=g.title,
+                detail=g.detail,
+                suggested_topic=g.suggested_topic,
+                research=GapResearch(queries=list(g.queries)),
+                score=round(g.score, 6),
+                concepts=list(g.concepts),
+                concept_names=[names.get(s, s) for s in g.concepts],
+                claim_id=uuid.UUID(g.claim_id) if g.claim_id else None,
+                source_ids=[uuid.UUID(s) for s in g.source_ids],
+                evidence=dict(g.evidence),
+            )
+            for g in found
+        ],
+    )

@@ -215,6 +215,7 @@ async def update_for_source(
         sources = await repo.workspace_sources(session, workspace_id)
         if not any(s.id == source_id for s in sources):
             raise NotFoundError(f"source {source_id} is not ready")
+        await repo.bump_knowledge_version(session, workspace_id)
 
         t = time.perf_counter()
         state = await sync_concepts(
@@ -334,6 +335,7 @@ async def remove_source(
             r.slug for r in await repo.list_concepts(session, workspace_id) if r.id in before
         }
         deleted = await repo.delete_source(session, source_id) if source is not None else False
+        await repo.bump_knowledge_version(session, workspace_id)
         sources = await repo.workspace_sources(session, workspace_id)
         state = await sync_concepts(session, embedder, workspace_id, [s.id for s in sources], {})
         n_clusters = await recluster(session, workspace_id, sources)
@@ -433,6 +435,7 @@ async def rebuild_workspace(
         sources = await repo.workspace_sources(session, workspace_id)
         ids = [s.id for s in sources]
         fresh = {sid: ex for sid, ex in extractions.items() if sid in set(ids)}
+        await repo.bump_knowledge_version(session, workspace_id)
         await report("merging concepts", "concepts", 0.62)
         t = time.perf_counter()
         state = await sync_concepts(session, embedder, workspace_id, ids, fresh)

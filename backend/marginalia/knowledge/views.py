@@ -99,15 +99,34 @@ class WikiPageView(WikiPageSummary):
     broken_links: list[str] = Field(description="[[slug]] links of this page that name no page")
 
 
+class PathPrerequisiteView(BaseModel):
+    source_id: uuid.UUID
+    title: str
+    position: int | None = Field(description="its step's position in this path")
+    concepts: list[str] = Field(
+        default_factory=list, description="names of the concepts it explains that this step needs"
+    )
+
+
+class PathConceptView(BaseModel):
+    slug: str
+    name: str
+    level: int | None
+
+
 class PathStepView(BaseModel):
+    id: uuid.UUID
     position: int
     source_id: uuid.UUID
     title: str
-    difficulty: str
-    prerequisites: list[str] = Field(description="source ids of the steps to read first")
+    difficulty: str = Field(description="beginner | intermediate | advanced")
+    prerequisites: list[PathPrerequisiteView] = Field(description="the steps to read first")
     key_takeaways: list[str]
-    concepts_covered: list[str]
+    concepts_covered: list[str] = Field(description="concept slugs, foundational first")
+    concepts: list[PathConceptView] = Field(description="the same concepts, named")
     reading_minutes: int
+    read: bool
+    read_at: datetime | None
 
 
 class LearningPathView(BaseModel):
@@ -117,4 +136,55 @@ class LearningPathView(BaseModel):
     notes: str | None
     broken_cycles: list[str]
     created_at: datetime
+    stale: bool = Field(
+        description="the knowledge changed since the path was made (a source added or removed, "
+        "a rebuild); POST .../path makes a new one"
+    )
+    stale_reason: str | None
+    steps_read: int
     steps: list[PathStepView]
+
+
+class WikiRevisionSummary(BaseModel):
+    revision: int
+    title: str
+    reason: str | None = Field(description="why it was written (a source added, removed, …)")
+    created_at: datetime
+
+
+class WikiRevisionView(WikiRevisionSummary):
+    slug: str
+    body: str = Field(description="Markdown, citations rendered as on the page")
+    body_raw: str
+    citations: list[WikiCitationView]
+
+
+class GapResearch(BaseModel):
+    """A body for ``POST /api/workspaces/{id}/research`` that researches the gap."""
+
+    queries: list[str]
+    max_sources: int = 10
+
+
+class GapView(BaseModel):
+    id: str = Field(description="stable: '<kind>:<claim id or concept slug>'")
+    kind: str = Field(
+        description="contested_claim | unsupported_claim | unexplained_prerequisite | "
+        "single_source_concept"
+    )
+    title: str
+    detail: str
+    suggested_topic: str = Field(description="what a research run on this gap would look for")
+    research: GapResearch
+    score: float
+    concepts: list[str] = Field(description="concept slugs (wiki pages and canvas nodes)")
+    concept_names: list[str]
+    claim_id: uuid.UUID | None
+    source_ids: list[uuid.UUID]
+    evidence: dict[str, int] = Field(description="claims: evidence count per relation")
+
+
+class GapsView(BaseModel):
+    engine: str = Field(description="'offline' when no model judged the evidence")
+    counts: dict[str, int] = Field(description="gaps per kind")
+    gaps: list[GapView]

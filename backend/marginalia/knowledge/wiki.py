@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from marginalia.knowledge.text import normalize_whitespace
 
@@ -82,6 +83,7 @@ def extract_citations(body: str) -> list[tuple[str, int | None]]:
     ]
 
 
+@lru_cache(maxsize=4096)
 def _mention_pattern(concept: WikiConcept) -> re.Pattern[str]:
     forms = sorted(
         {f for f in (concept.name, *concept.aliases) if f.strip()}, key=lambda f: (-len(f), f)
@@ -224,3 +226,49 @@ def render_citations(
         return f"([{label}]({reader_href(workspace_id, target)}))"
 
     return _CITATION_RE.sub(link, body)
+
+
+_NAMED_TOKEN_RE = re.compile(
+    r"^(?=\w*[A-Za-z])(?:[A-Z0-9][\w-]*[A-Z0-9][\w-]*|[A-Z][a-z]+[A-Z]\w*)$"
+)
+
+
+def is_named_entity(name: str, aliases: Sequence[str] = ()) -> bool:
+    """A named system, dataset, model or method (``SPECTER``, ``S2ORC``, ``SciBERT``,
+    ``GloVe``, ``MeSH``, ``SemEval-2017``): some form is one token with an inner capital or a
+    digit beside letters, at least three characters long."""
+    for form in (name, *aliases):
+        token = form.strip()
+        if " " in token or len(token) < 3:
+            continue
+        if _NAMED_TOKEN_RE.match(token) and sum(c.isupper() or c.isdigit() for c in token) >= 2:
+            return True
+    return False
+
+
+def link_mentions(body: str, targets: Sequence[WikiConcept], self_slug: str) -> str:
+    """Link the first mention of each other page's concept in the page's sentence lines
+    (``- …``) as ``[[slug|mention]]``; text already inside a link or citation is left alone."""
+    lines = body.split("\n")
+    linked: set[str] = {self_slug}
+    ordered = sorted(
+        (t for t in targets if t.slug != self_slug),
+        key=lambda t: (-max(len(f) for f in (t.name, *t.aliases)), t.slug),
+    )
+    patterns = [(t.slug, _mention_pattern(t)) for t in ordered]
+    protected = re.compile(r"\[\[[^\]]*\]\]|\[source:[^\]]*\]")
+    for i, line in enumerate(lines):
+        if not line.startswith("- "):
+            continue
+        for slug, pattern in patterns:
+            if slug in linked:
+                continue
+            spans = [(m.start(), m.end()) for m in protected.finditer(line)]
+            for m in pattern.finditer(line, 2):
+                if any(a <= m.start() < b or a < m.end() <= b for a, b in spans):
+                    continue
+                line = f"{line[: m.start()]}[[{slug}|{m.group(0)}]]{line[m.end() :]}"
+                linked.add(slug)
+                break
+        lines[i] = line
+    return "\n".join(lines)

@@ -32,6 +32,8 @@ from marginalia.knowledge.wiki import (
     WikiConcept,
     extract_citations,
     extract_links,
+    is_named_entity,
+    link_mentions,
     write_concept_pages,
 )
 from marginalia.llm.base import LLMProvider
@@ -40,6 +42,10 @@ WIKI_SOURCES_PER_PAGE = 20
 
 
 WIKI_RELATED_LINKS = 8
+
+
+WIKI_NAMED_PAGES = 50
+"""Named systems and datasets that get a page beyond the central concepts, at most."""
 
 
 WIKI_SIMILAR_PAGES = 10
@@ -102,11 +108,21 @@ def _with_related(body: str, related: Sequence[str]) -> str:
 
 
 def central_slugs(state: ConceptState, limit: int) -> list[str]:
-    """The ``limit`` most central concepts (``knowledge.wiki_central_pages``)."""
+    """The concepts that get a wiki page: the ``limit`` most central ones
+    (``knowledge.wiki_central_pages``), then every named system or dataset
+    (:func:`~marginalia.knowledge.wiki.is_named_entity`, at most :data:`WIKI_NAMED_PAGES`
+    more, most central first)."""
     pr = state.analysis.pagerank
     slugs = [s for s in state.concept_sources if state.concept_sources[s]]
     ranked = sorted(slugs, key=lambda s: (-pr.get(s, 0.0), -len(state.concept_sources[s]), s))
-    return ranked[:limit]
+    chosen = ranked[:limit]
+    by_slug = state.by_slug()
+    named = [
+        s
+        for s in ranked[limit:]
+        if s in by_slug and is_named_entity(by_slug[s].name, list(by_slug[s].aliases))
+    ]
+    return chosen + named[:WIKI_NAMED_PAGES]
 
 
 def _neighbours(state: ConceptState) -> dict[str, dict[str, float]]:
@@ -168,6 +184,17 @@ async def write_offline_pages(
     )
     existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
     known = existing | {d.slug for d in drafts}
+    linkable = [
+        WikiConcept(
+            name=by_slug[s].name,
+            slug=s,
+            description=None,
+            source_ids=(),
+            aliases=tuple(by_slug[s].aliases),
+        )
+        for s in sorted(known)
+        if s in by_slug
+    ]
     bodies: list[tuple[str, str, str, list[str], list[dict[str, Any]]]] = []
     for d in drafts:
         near = neighbours.get(d.slug, {})
@@ -176,9 +203,9 @@ async def write_offline_pages(
             (n for n in near if n in known and n != d.slug), key=lambda n: (-near[n], n)
         )[:WIKI_RELATED_LINKS]
         related = sorted(related)
-        body = _with_related(d.body_markdown, related)
+        body = link_mentions(_with_related(d.body_markdown, related), linkable, d.slug)
         cited = [{"source_id": s, "chunk_index": i} for s, i in d.cited]
-        bodies.append((d.slug, d.title, body, related, cited))
+        bodies.append((d.slug, d.title, body, extract_links(body), cited))
     current = {p.slug: p for p in await repo.list_wiki_pages(session, workspace_id)}
     bodies = [
         b

@@ -1,13 +1,26 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from marginalia.errors import NotFoundError
+
+_KEY = re.compile(r"^[0-9a-f]{64}$")
+
 
 def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def check_key(key: str) -> str:
+    """A stored-file key is a SHA-256 hex digest; anything else (a path, say) is unknown."""
+    if not _KEY.match(key):
+        raise NotFoundError(f"not a stored-file key: {key!r}")
+    return key
 
 
 @dataclass(frozen=True)
@@ -17,9 +30,20 @@ class StoredFile:
 
 
 class FileStore(Protocol):
-    """Content-addressed blob storage: local directory now, S3-compatible when scaled out."""
+    """Content-addressed blob storage: a local directory (embedded default) or an
+    S3-compatible bucket (settings ``storage.backend``); both pass tests/unit/test_storage.py."""
 
     def put(self, data: bytes) -> StoredFile: ...
+
+    def put_stream(self, chunks: Iterable[bytes]) -> StoredFile:
+        """Store a body arriving in pieces, in constant memory."""
+        ...
+
+    def iter_range(
+        self, key: str, start: int = 0, end_inclusive: int | None = None
+    ) -> Iterator[bytes]:
+        """Stream the bytes ``start..end_inclusive`` (default: to the end)."""
+        ...
 
     def get(self, key: str) -> bytes: ...
 
@@ -33,4 +57,8 @@ class FileStore(Protocol):
 
     def local_path(self, key: str) -> Path | None:
         """A filesystem path when the store has one (lets the API send files directly)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (the runtime calls it on shutdown)."""
         ...

@@ -18,9 +18,12 @@ from marginalia.knowledge.update import rebuild_workspace
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
@@ -57,6 +60,22 @@ async def list_wiki_pages(rt: Runtime, workspace_id: uuid.UUID) -> list[WikiPage
 
 async def get_wiki_page(rt: Runtime, workspace_id: uuid.UUID, slug: str) -> WikiPageView:
     return await read.get_wiki_page(rt, workspace_id, slug)
+
+
+async def wiki_revisions(
+    rt: Runtime, workspace_id: uuid.UUID, slug: str
+) -> list[WikiRevisionSummary]:
+    return await read.wiki_revisions(rt, workspace_id, slug)
+
+
+async def wiki_revision(
+    rt: Runtime, workspace_id: uuid.UUID, slug: str, revision: int
+) -> WikiRevisionView:
+    return await read.wiki_revision(rt, workspace_id, slug, revision)
+
+
+async def workspace_gaps(rt: Runtime, workspace_id: uuid.UUID) -> GapsView:
+    return await read.workspace_gaps(rt, workspace_id)
 
 
 def job_param(ctx: JobContext, name: str) -> uuid.UUID:

@@ -23,6 +23,12 @@ async def generate_learning_path(rt: Runtime, workspace_id: uuid.UUID) -> Learni
     return await learning_path.generate_learning_path(rt, workspace_id)
 
 
+async def mark_step_read(
+    rt: Runtime, workspace_id: uuid.UUID, step_id: uuid.UUID, *, read: bool = True
+) -> LearningPathView:
+    return await learning_path.mark_step_read(rt, workspace_id, step_id, read=read)
+
+
 async def current_or_new_path(
     rt: Runtime, workspace_id: uuid.UUID, *, regenerate: bool = False
 ) -> LearningPathView:

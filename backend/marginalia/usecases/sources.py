@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from marginalia.db.models import Chunk, Job, Source, SourcePage
 from marginalia.db.repositories import sources as repo
 from marginalia.errors import MarginaliaError, NotFoundError, ValidationFailed
+from marginalia.ingest.errors import DocumentError
+from marginalia.ingest.parse import sniff_kind
 from marginalia.ingest.pipeline import (
     IngestItem,
     IngestOutcome,
@@ -70,11 +72,17 @@ class UploadSubmitted:
 
 
 async def submit_uploads(
-    rt: Runtime, workspace_id: uuid.UUID, uploads: list[Upload], *, validated: bool = False
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    uploads: list[Upload],
+    *,
+    validated: bool = False,
+    metadata: dict[str, Any] | None = None,
 ) -> UploadSubmitted:
     """Validate each file on its own — a refused file is reported, never stored, and does
     not sink the others — then store the accepted ones and submit one ingest job. When
-    every file is refused nothing is stored and the (first) refusal is raised."""
+    every file is refused nothing is stored and the (first) refusal is raised.
+    ``metadata``: SourceMetadata fields every file gets (e.g. the URL it was fetched from)."""
     await get_workspace(rt, workspace_id)
     if not uploads:
         raise ValidationFailed("no files in the upload")
@@ -97,9 +105,14 @@ async def submit_uploads(
     files = []
     for upload in accepted:
         stored = await asyncio.to_thread(rt.files.put, upload.data)
-        files.append(
-            {"key": stored.key, "filename": upload.filename, "content_type": upload.content_type}
-        )
+        item: dict[str, Any] = {
+            "key": stored.key,
+            "filename": upload.filename,
+            "content_type": upload.content_type,
+        }
+        if metadata:
+            item["metadata"] = {k: v for k, v in metadata.items() if v is not None}
+        files.append(item)
     job = await rt.jobs.submit(
         INGEST_KIND, {"workspace_id": str(workspace_id), "files": files}, workspace_id=workspace_id
     )
@@ -336,6 +349,17 @@ async def source_pages(rt: Runtime, source_id: uuid.UUID) -> list[SourcePage]:
         return await repo.pages_for_source(session, source_id)
 
 
+# How a stored file is served: its type is sniffed from its bytes (never the uploader's
+# word); only PDFs are shown inline (the reader), everything else is a download.
+_SERVED_TYPES = {
+    "pdf": "application/pdf",
+    "html": "text/html",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
+_STREAM_CHUNK = 256 * 1024
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """A source's stored original file: what the API's file route serves."""
@@ -343,12 +367,37 @@ class SourceFile:
     source: Source
     key: str
     size: int
+    media_type: str
     rt: Runtime
+
+    @property
+    def inline(self) -> bool:
+        return self.media_type == "application/pdf"
 
     async def read(self, start: int | None = None, end_inclusive: int | None = None) -> bytes:
         if start is None or end_inclusive is None:
             return await asyncio.to_thread(self.rt.files.get, self.key)
         return await asyncio.to_thread(self.rt.files.read_range, self.key, start, end_inclusive)
+
+    async def stream(self, start: int, end_inclusive: int) -> AsyncIterator[bytes]:
+        """The bytes ``start..end_inclusive`` in chunks (constant memory per download)."""
+        position = start
+        while position <= end_inclusive:
+            last = min(end_inclusive, position + _STREAM_CHUNK - 1)
+            chunk = await asyncio.to_thread(self.rt.files.read_range, self.key, position, last)
+            if not chunk:
+                return
+            yield chunk
+            position += len(chunk)
+
+
+def served_type(head: bytes, filename: str) -> str:
+    """The media type a stored file is served as, from its first bytes."""
+    try:
+        kind = sniff_kind(head, filename)
+    except DocumentError:
+        return "application/octet-stream"
+    return _SERVED_TYPES.get(kind, "application/octet-stream")
 
 
 async def source_file(rt: Runtime, source_id: uuid.UUID) -> SourceFile:
@@ -356,7 +405,12 @@ async def source_file(rt: Runtime, source_id: uuid.UUID) -> SourceFile:
     key = source.file_key
     if not key or not await asyncio.to_thread(rt.files.exists, key):
         raise NotFoundError(f"source {source_id} has no stored file")
-    return SourceFile(source, key, await asyncio.to_thread(rt.files.size, key), rt)
+    size = await asyncio.to_thread(rt.files.size, key)
+    head = (
+        await asyncio.to_thread(rt.files.read_range, key, 0, min(size, 8192) - 1) if size else b""
+    )
+    media = served_type(head, source.file_name or "document")
+    return SourceFile(source, key, size, media, rt)
 
 
 # ------------------------------------------------------------------------------ delete

@@ -9,6 +9,8 @@ import { readNdjson } from './ndjson'
 export type AnswerSource = Pick<Schemas['AskSource'], 'n' | 'document' | 'excerpt'> &
   Partial<Schemas['AskSource']> & { page_end?: number | null; text?: string }
 export type AnswerClaim = Schemas['AnswerClaim']
+/** Where a claim's quote stands in passage `n` (page-text offsets, PDF rectangles). */
+export type CitationLocation = Schemas['CitationLocation']
 export type AnswerSummary = Pick<Schemas['AnswerSummary'], 'text' | 'claims' | 'refused' | 'refusal' | 'cited'> &
   Partial<Schemas['AnswerSummary']>
 export type AskEvent = Schemas['AskMeta'] | Schemas['AskToken'] | Schemas['AskDone'] | Schemas['AskError']

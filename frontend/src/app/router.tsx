@@ -24,22 +24,22 @@ export const router = createBrowserRouter([
             path: 'chat/:conversationId?',
             lazy: async () => ({ Component: (await import('../views/chat/ChatPage')).ChatPage }),
           },
-          // The later issues' views (canvas #15, path and wiki #15, reader #16): routed now.
+          // The later issues' views (canvas #15, path and wiki #15): routed now; the reader (#16).
           {
             path: 'canvas',
             lazy: async () => ({ Component: (await import('../views/canvas/CanvasPage')).CanvasPage }),
           },
           {
             path: 'path',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).PathPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/path/PathView')).PathView }),
           },
           {
             path: 'wiki/:slug?',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).WikiPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/wiki/WikiPage')).WikiView }),
           },
           {
             path: 'read/:sourceId?',
-            lazy: async () => ({ Component: (await import('../views/placeholders/Placeholders')).ReaderPlaceholder }),
+            lazy: async () => ({ Component: (await import('../views/reader/ReaderPage')).ReaderPage }),
           },
         ],
       },

@@ -17,7 +17,7 @@ from marginalia.answer.schemas import (
 )
 from marginalia.answer.streaming import MEDIA_TYPE, ndjson
 from marginalia.api.deps import RuntimeDep
-from marginalia.api.schemas import ErrorOut
+from marginalia.api.schemas import ErrorOut, Offset
 from marginalia.api.stream_schemas import stream_content
 from marginalia.usecases import ask, conversations
 
@@ -89,7 +89,7 @@ async def list_conversations(
     rt: RuntimeDep,
     source_id: Annotated[uuid.UUID | None, Query(description="only this paper's")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Offset = 0,
 ) -> list[ConversationOut]:
     rows = await conversations.list_conversations(
         rt, workspace_id, source_id=source_id, limit=limit, offset=offset

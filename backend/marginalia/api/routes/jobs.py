@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -10,7 +11,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from marginalia.api.deps import RuntimeDep
-from marginalia.api.schemas import ErrorOut, JobOut
+from marginalia.api.schemas import MAX_INT64, ErrorOut, JobOut
 from marginalia.api.stream_schemas import stream_content
 from marginalia.jobs.events import event_payload
 from marginalia.usecases import jobs as service
@@ -78,15 +79,17 @@ async def job_events(
     job_id: uuid.UUID,
     rt: RuntimeDep,
     last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=0, description="alternative to Last-Event-ID")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=MAX_INT64, description="alternative to Last-Event-ID")
+    ] = None,
 ) -> StreamingResponse:
     await service.get_job(rt, job_id)  # 404 before the stream starts
     start = after or 0
     if last_event_id:
-        try:
-            start = int(last_event_id)
-        except ValueError:
-            start = 0
+        # An id that is no event id (not a number, or beyond any) replays from the start.
+        digits = last_event_id.strip()
+        ok = re.fullmatch(r"[0-9]{1,19}", digits) is not None and int(digits) <= MAX_INT64
+        start = int(digits) if ok else 0
 
     async def stream() -> AsyncIterator[str]:
         async for event in service.job_events(rt, job_id, after_id=start):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Path, Query, status
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
@@ -13,10 +13,13 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge.views import (
     ClaimView,
     ConceptView,
+    GapsView,
     GraphView,
     LearningPathView,
     WikiPageSummary,
     WikiPageView,
+    WikiRevisionSummary,
+    WikiRevisionView,
 )
 from marginalia.usecases import knowledge, paths
 
@@ -52,6 +55,15 @@ async def get_claims(
     return await knowledge.list_claims(rt, workspace_id, source_id=source_id)
 
 
+@router.get(
+    "/gaps",
+    response_model=GapsView,
+    summary="What the workspace does not settle yet, each gap with a research request",
+)
+async def get_gaps(workspace_id: uuid.UUID, rt: RuntimeDep) -> GapsView:
+    return await knowledge.workspace_gaps(rt, workspace_id)
+
+
 @router.get("/wiki", response_model=list[WikiPageSummary])
 async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSummary]:
     return await knowledge.list_wiki_pages(rt, workspace_id)
@@ -60,6 +72,31 @@ async def get_wiki(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[WikiPageSumm
 @router.get("/wiki/{slug}", response_model=WikiPageView)
 async def get_wiki_page(workspace_id: uuid.UUID, slug: str, rt: RuntimeDep) -> WikiPageView:
     return await knowledge.get_wiki_page(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions",
+    response_model=list[WikiRevisionSummary],
+    summary="A wiki page's revisions, newest first",
+)
+async def get_wiki_revisions(
+    workspace_id: uuid.UUID, slug: str, rt: RuntimeDep
+) -> list[WikiRevisionSummary]:
+    return await knowledge.wiki_revisions(rt, workspace_id, slug)
+
+
+@router.get(
+    "/wiki/{slug}/revisions/{revision}",
+    response_model=WikiRevisionView,
+    summary="One revision of a wiki page",
+)
+async def get_wiki_revision(
+    workspace_id: uuid.UUID,
+    slug: str,
+    revision: Annotated[int, Path(ge=1, le=1_000_000)],
+    rt: RuntimeDep,
+) -> WikiRevisionView:
+    return await knowledge.wiki_revision(rt, workspace_id, slug, revision)
 
 
 @router.get("/path", response_model=LearningPathView, summary="The latest learning path")
@@ -76,10 +113,32 @@ async def get_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     "/path",
     status_code=status.HTTP_201_CREATED,
     response_model=LearningPathView,
-    summary="Generate a learning path",
+    summary="Generate a learning path (regenerate a stale one)",
 )
 async def post_path(workspace_id: uuid.UUID, rt: RuntimeDep) -> LearningPathView:
     return await paths.generate_learning_path(rt, workspace_id)
+
+
+@router.put(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step read (stored on the server)",
+)
+async def put_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=True)
+
+
+@router.delete(
+    "/path/steps/{step_id}/read",
+    response_model=LearningPathView,
+    summary="Mark a learning path step unread",
+)
+async def delete_step_read(
+    workspace_id: uuid.UUID, step_id: uuid.UUID, rt: RuntimeDep
+) -> LearningPathView:
+    return await paths.mark_step_read(rt, workspace_id, step_id, read=False)
 
 
 @router.post(

@@ -4,16 +4,70 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from marginalia.db.models import (
     LearningPath,
     LearningPathStep,
+    Workspace,
 )
+
+
+async def bump_knowledge_version(session: AsyncSession, workspace_id: uuid.UUID) -> None:
+    """The workspace's knowledge changed (a source added or removed, a rebuild)."""
+    await session.execute(
+        update(Workspace)
+        .where(col(Workspace.id) == workspace_id)
+        .values(knowledge_version=col(Workspace.knowledge_version) + 1)
+    )
+
+
+async def knowledge_version(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    value = await session.scalar(
+        select(col(Workspace.knowledge_version)).where(col(Workspace.id) == workspace_id)
+    )
+    return int(value or 0)
+
+
+async def set_step_read(
+    session: AsyncSession, workspace_id: uuid.UUID, step_id: uuid.UUID, *, read: bool
+) -> LearningPathStep | None:
+    """Mark a step of one of the workspace's paths read (now) or unread; None if no such step."""
+    step = (
+        (
+            await session.execute(
+                select(LearningPathStep)
+                .join(LearningPath, col(LearningPath.id) == col(LearningPathStep.path_id))
+                .where(
+                    col(LearningPathStep.id) == step_id,
+                    col(LearningPath.workspace_id) == workspace_id,
+                )
+            )
+        )
+        .scalars()
+        .first()
+    )
+    if step is None:
+        return None
+    if read and step.read_at is None:
+        step.read_at = await session.scalar(select(func.now()))
+    elif not read:
+        step.read_at = None
+    await session.flush()
+    return step
+
+
+async def read_marks(session: AsyncSession, workspace_id: uuid.UUID) -> dict[uuid.UUID, datetime]:
+    """Source id → when its step of the latest path was marked read (carried to a new path)."""
+    found = await latest_learning_path(session, workspace_id)
+    if found is None:
+        return {}
+    return {st.source_id: st.read_at for st in found[1] if st.read_at is not None}
 
 
 async def insert_learning_path(
@@ -25,6 +79,8 @@ async def insert_learning_path(
     notes: str | None,
     engine: str,
     steps: Sequence[Mapping[str, Any]],
+    knowledge_version: int = 0,
+    source_ids: Sequence[uuid.UUID] = (),
 ) -> uuid.UUID:
     path = LearningPath(
         workspace_id=workspace_id,
@@ -32,6 +88,8 @@ async def insert_learning_path(
         broken_cycles=list(broken_cycles),
         notes=notes,
         engine=engine,
+        knowledge_version=knowledge_version,
+        source_ids=sorted(str(s) for s in source_ids),
     )
     session.add(path)
     await session.flush()

@@ -148,3 +148,13 @@ async def cited_chunk_pages(
         {"ids": list(source_ids), "idx": sorted(set(chunk_indexes))},
     )
     return {(r[0], int(r[1])): (int(r[2]) if r[2] is not None else None) for r in result.all()}
+
+
+async def list_revisions(session: AsyncSession, page_id: uuid.UUID) -> list[WikiRevision]:
+    """A page's revisions, newest first."""
+    result = await session.execute(
+        select(WikiRevision)
+        .where(col(WikiRevision.page_id) == page_id)
+        .order_by(col(WikiRevision.revision).desc())
+    )
+    return list(result.scalars().all())

@@ -1,7 +1,7 @@
 // The canvas: sources, concepts and saved answers as a map. ELK lays each connected
 // component out in a Web Worker (cached by graph hash); components are packed in a grid.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { useOutletContext } from 'react-router'
+import { useOutletContext, useSearchParams } from 'react-router'
 import {
   Background,
   Controls,
@@ -139,6 +139,17 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     },
     [layout, graph, flow],
   )
+
+  // ?focus=<node id> (links from the path and wiki views): centre and select it once laid out.
+  const [params] = useSearchParams()
+  const focus = params.get('focus')
+  const focused = useRef<string | null>(null)
+  useEffect(() => {
+    if (!focus || !layout || focused.current === focus) return
+    focused.current = focus
+    fitted.current = true
+    requestAnimationFrame(() => focusNode(focus))
+  }, [focus, layout, focusNode])
 
   const onNodesChange = useCallback((changes: NodeChange[]) => {
     // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.

@@ -20,7 +20,15 @@ export interface Turn {
 export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: string }) {
   const byN = new Map(turn.sources.map((s) => [s.n, s]))
   const cite = (claimIndex: number, quote: string | null) => (n: number) => (
-    <CitationButton key={`${claimIndex}-${n}`} id={`${turn.key}:${claimIndex}:${n}`} n={n} source={byN.get(n)} quote={quote} workspaceId={workspaceId} />
+    <CitationButton
+      key={`${claimIndex}-${n}`}
+      id={`${turn.key}:${claimIndex}:${n}`}
+      n={n}
+      source={byN.get(n)}
+      quote={quote}
+      location={turn.summary?.claims[claimIndex]?.locations?.find((l) => l.n === n)}
+      workspaceId={workspaceId}
+    />
   )
   const cited = new Set(turn.summary?.cited ?? turn.summary?.claims.flatMap((c) => c.citations) ?? [])
   return (

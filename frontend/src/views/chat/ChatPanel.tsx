@@ -43,13 +43,18 @@ export function ChatPanel(props: {
   /** Called when the server names the conversation (a new one gets an id with its first answer). */
   onConversation?: (id: string) => void
   compact?: boolean
+  /** Text to put in the question box (the reader's "ask about the selection"). */
+  draft?: string
 }) {
   const { scope, workspaceId, onConversation } = props
   const qc = useQueryClient()
   const [current, setCurrent] = useState(props.conversationId)
   const [loaded, setLoaded] = useState(props.conversationId)
   const [live, setLive] = useState<Turn[]>([])
-  const [question, setQuestion] = useState('')
+  const [question, setQuestion] = useState(props.draft ?? '')
+  useEffect(() => {
+    if (props.draft) setQuestion(props.draft)
+  }, [props.draft])
   const [busy, setBusy] = useState(false)
   const abort = useRef<AbortController | null>(null)
   const end = useRef<HTMLDivElement>(null)

@@ -1,14 +1,22 @@
 import * as Popover from '@radix-ui/react-popover'
 import { Link } from 'react-router'
-import type { AnswerSource } from '../../api/ask'
+import type { AnswerSource, CitationLocation } from '../../api/ask'
+import { readerHref } from '../reader/geometry'
 import { findQuote } from '../../lib/quotes'
 import { useUi } from '../../store'
 import { usePassageText } from './passages'
 import { reference } from './copy'
 
 /** `[n]`: a button that opens the cited passage with the claim's quote highlighted in it. */
-export function CitationButton(props: { id: string; n: number; source: AnswerSource | undefined; quote: string | null; workspaceId: string }) {
-  const { id, n, source, quote, workspaceId } = props
+export function CitationButton(props: {
+  id: string
+  n: number
+  source: AnswerSource | undefined
+  quote: string | null
+  location?: CitationLocation
+  workspaceId: string
+}) {
+  const { id, n, source, quote, location, workspaceId } = props
   const open = useUi((s) => s.citation?.id === id)
   const setCitation = useUi((s) => s.openCitation)
   return (
@@ -33,7 +41,7 @@ export function CitationButton(props: { id: string; n: number; source: AnswerSou
           data-testid="passage"
           aria-label={`Passage ${n}`}
         >
-          {source && open && <PassageBody n={n} source={source} quote={quote} workspaceId={workspaceId} />}
+          {source && open && <PassageBody n={n} source={source} quote={quote} location={location} workspaceId={workspaceId} />}
           <Popover.Arrow className="fill-white dark:fill-stone-900" />
         </Popover.Content>
       </Popover.Portal>
@@ -41,7 +49,17 @@ export function CitationButton(props: { id: string; n: number; source: AnswerSou
   )
 }
 
-function PassageBody({ n, source, quote, workspaceId }: { n: number; source: AnswerSource; quote: string | null; workspaceId: string }) {
+/** The reader at the quote: its rectangles on a PDF, its characters in a text source. */
+export function citationHref(workspaceId: string, sourceId: string, n: number, source: AnswerSource, location?: CitationLocation): string {
+  if (!location) return readerHref(workspaceId, sourceId, { page: source.page, n })
+  const href = readerHref(workspaceId, sourceId, { page: location.page, rects: location.rects, n })
+  if (location.rects?.length) return href
+  const chars = `${location.page}:${location.char_start},${location.page_end}:${location.char_end}`
+  return `${href}${href.includes('?') ? '&' : '?'}chars=${encodeURIComponent(chars)}`
+}
+
+function PassageBody(props: { n: number; source: AnswerSource; quote: string | null; location?: CitationLocation; workspaceId: string }) {
+  const { n, source, quote, location, workspaceId } = props
   const passage = usePassageText(workspaceId, source, true)
   const span = passage.text ? findQuote(passage.text, quote) : null
   return (
@@ -67,10 +85,12 @@ function PassageBody({ n, source, quote, workspaceId }: { n: number; source: Ans
       {quote && passage.text && !span && <p className="mt-2 text-xs text-stone-600 dark:text-stone-400">The quote is not in this passage; it is in another one this claim cites.</p>}
       {source.source_id && (
         <Link
-          className="mt-2 inline-block text-xs text-accent-700 underline dark:text-accent-300"
-          to={`/w/${workspaceId}/read/${source.source_id}${source.page ? `?page=${source.page}` : ''}`}
+          className="mt-2 inline-block text-sm font-medium text-accent-700 underline dark:text-accent-300"
+          data-testid="open-reader"
+          to={citationHref(workspaceId, source.source_id, n, source, location)}
         >
-          Open in the reader{source.page ? ` at page ${source.page}` : ''}
+          Open in the reader{(location?.page ?? source.page) ? ` at page ${location?.page ?? source.page}` : ''}
+          {location ? ', quote marked' : ''}
         </Link>
       )}
     </div>

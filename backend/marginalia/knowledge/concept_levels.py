@@ -1,0 +1,81 @@
+"""Levels of a concept from how general it is (pure; no database, no model).
+
+The offline engine gives each concept of a source a provisional level
+(:func:`provisional_level`), and the workspace merge combines them with the concept's
+spread over the workspace (:func:`marginalia.knowledge.concepts.workspace_level`):
+
+* **0 foundational** — the field at large uses it: in at least
+  :data:`FOUNDATIONAL_BACKGROUND_DF` background documents ("systematic review", "heart
+  failure", "named entity recognition"), or, in the workspace, discussed by at least half
+  of the sources (three or more);
+* **2 specialised** — the source's own thing: a name or phrase the background never uses
+  that the source introduces (in its title, or in a "we propose / introduce / present …"
+  sentence) and never cites ("SPECTER", "33RE", "LongEval");
+* **1 intermediate** — the rest: established methods, tools, data sets, drugs the source
+  uses, usually with a citation ("SciBERT (Beltagy et al., 2019)", "GROBID", "codeML").
+
+A concept several sources discuss is at most level 1 (it is no longer one paper's own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from marginalia.knowledge.background import Background
+from marginalia.knowledge.sentences import SourceSentence
+
+FOUNDATIONAL_BACKGROUND_DF = 10
+"""Background documents (of 7,288) that make a phrase field-wide."""
+OWN_MAX_BACKGROUND_DF = 3
+"""A concept the background uses this often is nobody's own contribution."""
+
+_INTRODUCE_RE = re.compile(
+    r"\b(?:we|this (?:paper|work|study|article))\s+(?:\w+ly\s+)?"
+    r"(?:propose|introduce|present|release|describe|develop|design|construct|build|create|"
+    r"call)(?:s|d|ed)?\b",
+    re.IGNORECASE,
+)
+_OWN_BEFORE = r"\b(?:our|the proposed|a new|a novel)\s+"
+_CITATION_AFTER = r"\s*(?:\([^()]{0,60}?(?:et al\.?|\d{4}[a-z]?)[^()]{0,20}\)|\[\d[\d,;\s\-–]*\])"
+
+
+def _pattern(form: str, suffix: str = "") -> re.Pattern[str]:
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", form) if w]
+    return re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"s?(?!\w)" + suffix, re.IGNORECASE)
+
+
+def is_cited(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
+    """Whether a form of the concept is followed by a citation somewhere in the text."""
+    pats = [_pattern(f, _CITATION_AFTER) for f in forms if f.strip()]
+    return any(p.search(s.text) for s in sentences if s.origin != "title" for p in pats)
+
+
+def is_introduced(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
+    """Whether the title names the concept, or an abstract/body sentence introduces it."""
+    pats = [_pattern(f) for f in forms if f.strip()]
+    own = [re.compile(_OWN_BEFORE + p.pattern, re.IGNORECASE) for p in pats]
+    for s in sentences:
+        if not any(p.search(s.text) for p in pats):
+            continue
+        if s.origin == "title" or _INTRODUCE_RE.search(s.text):
+            return True
+        if any(p.search(s.text) for p in own):
+            return True
+    return False
+
+
+def provisional_level(
+    forms: Sequence[str], key: str, sentences: Sequence[SourceSentence], background: Background
+) -> int:
+    """A source's level for one of its concepts (see the module doc)."""
+    df = background.doc_freq(key)
+    if df >= FOUNDATIONAL_BACKGROUND_DF:
+        return 0
+    if (
+        df < OWN_MAX_BACKGROUND_DF
+        and not is_cited(forms, sentences)
+        and is_introduced(forms, sentences)
+    ):
+        return 2
+    return 1

@@ -1,0 +1,71 @@
+"""Finding a selection in the stored page text.
+
+The browser knows what the reader selected in pdf.js's text layer, which differs from
+the backend's page text (ligatures, hyphenation, spacing). It sends the selected text and
+a little text before and after it; the backend finds it in the page's stored text the way
+quotes are verified (:func:`marginalia.answer.quotes.normalize`), choosing, among several
+occurrences, the one whose surroundings agree best with that context.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from marginalia.answer.locations import normalize_with_map
+from marginalia.answer.quotes import normalize
+
+#: Characters of context kept before and after a highlight.
+CONTEXT_CHARS = 48
+
+
+@dataclass(frozen=True)
+class Anchor:
+    start: int
+    end: int
+    text: str  # the stored page text of [start, end)
+    prefix: str
+    suffix: str
+
+
+def _common_tail(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+def _common_head(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "") -> Anchor | None:
+    """Where ``quote`` stands in ``page_text`` (normalised match), or None."""
+    needle = normalize(quote)
+    if not needle:
+        return None
+    haystack, origin = normalize_with_map(page_text)
+    before, after = normalize(prefix), normalize(suffix)
+    best: tuple[int, int] | None = None
+    at = haystack.find(needle)
+    while at >= 0:
+        end = at + len(needle)
+        score = _common_tail(haystack[:at].rstrip(), before) + _common_head(
+            haystack[end:].lstrip(), after
+        )
+        if best is None or score > best[1]:
+            best = (at, score)
+        at = haystack.find(needle, at + 1)
+    if best is None:
+        return None
+    at = best[0]
+    start, end = origin[at], origin[at + len(needle) - 1] + 1
+    return Anchor(
+        start=start,
+        end=end,
+        text=page_text[start:end],
+        prefix=page_text[max(0, start - CONTEXT_CHARS) : start],
+        suffix=page_text[end : end + CONTEXT_CHARS],
+    )

@@ -1,0 +1,233 @@
+"""Retrieval at scale: build a workspace of N chunks and time each leg (issue 19.6).
+
+    uv run python eval/bench_scale.py --chunks 100000 --json
+
+Passages (~180 words) are real sentences of SciFact abstracts, shuffled into new
+passages, so the lexical leg sees real term statistics. Chunk vectors are *synthetic*:
+each source has a random unit centroid and its chunks are the centroid plus Gaussian
+noise (normalised), which gives the clustered structure HNSW meets on real corpora
+without embedding N passages (hours on this CPU). Rows go in through the product's bulk
+insert (`insert_sources`), so the BM25 postings trigger and the HNSW index do their real
+work. Queries: the first ``--queries`` SciFact queries for the lexical leg and the hybrid
+search (which embeds the query with the real model); for the vector leg, perturbed copies
+of random chunk vectors, checked against exact top-100 search done in NumPy
+(``hnsw_recall``). All latencies are in milliseconds, warm (one untimed pass first).
+
+``lexical_ndcg_vs_exact`` compares the leg with exact BM25; today the leg *is* exact BM25
+over ``retrieval_postings`` (no pruning), so it is reported as null with that note
+(SciFact nDCG@10 of the leg: ``marginalia eval retrieval --beir ../shared/data/scifact``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
+CHUNKS_PER_SOURCE = 10
+SOURCES_PER_BATCH = 200
+WORDS_PER_PASSAGE = 180
+#: Per-dimension noise around a source's centroid (norm ≈ 0.5 at 384 dimensions).
+NOISE = 0.025
+
+
+def sentences(corpus: Path) -> list[str]:
+    out: list[str] = []
+    with (corpus / "corpus.jsonl").open() as handle:
+        for line in handle:
+            text = json.loads(line)["text"]
+            out.extend(s.strip() + "." for s in text.split(". ") if len(s.split()) >= 5)
+    return out
+
+
+def passage(pool: list[str], rng: random.Random) -> str:
+    words: list[str] = []
+    while len(words) < WORDS_PER_PASSAGE:
+        words.extend(rng.choice(pool).split())
+    return " ".join(words)
+
+
+def percentiles(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {
+        "p50": round(statistics.median(ordered), 2),
+        "p95": round(p95, 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+async def build(rt: Any, chunks: int, dim: int, seed: int) -> tuple[uuid.UUID, np.ndarray, float]:
+    from marginalia.db.repositories import workspaces as workspaces_repo
+    from marginalia.db.repositories.sources import NewChunk, NewSource, insert_sources
+
+    rng, nprng = random.Random(seed), np.random.default_rng(seed)
+    pool = sentences(SCIFACT)
+    async with rt.db.transaction() as session:
+        workspace = await workspaces_repo.create(
+            session, name=f"scale-{chunks}", description="bench_scale"
+        )
+    vectors = np.empty((chunks, dim), dtype=np.float32)
+    made = 0
+    t0 = time.perf_counter()
+    while made < chunks:
+        batch: list[NewSource] = []
+        for _ in range(SOURCES_PER_BATCH):
+            if made >= chunks:
+                break
+            n = min(CHUNKS_PER_SOURCE, chunks - made)
+            centroid = nprng.normal(size=dim)
+            noisy = centroid / np.linalg.norm(centroid) + nprng.normal(scale=NOISE, size=(n, dim))
+            noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+            vectors[made : made + n] = noisy
+            texts = [passage(pool, rng) for _ in range(n)]
+            batch.append(
+                NewSource(
+                    fields={
+                        "kind": "text",
+                        "origin": "bench",
+                        "title": texts[0][:80],
+                        "content_hash": uuid.uuid4().hex,
+                        "page_count": 1,
+                    },
+                    pages=[],
+                    chunks=[
+                        NewChunk(i, t, "body", None, None, None, None, None, 230, noisy[i])
+                        for i, t in enumerate(texts)
+                    ],
+                )
+            )
+            made += n
+        async with rt.db.transaction() as session:
+            await insert_sources(session, workspace_id=workspace.id, sources=batch)
+        print(f"  {made}/{chunks} chunks", file=sys.stderr, end="\r")
+    return workspace.id, vectors, time.perf_counter() - t0
+
+
+async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
+    from sqlalchemy import text
+
+    from marginalia.config import Settings
+    from marginalia.retrieval.beir import load_queries
+    from marginalia.retrieval.hybrid import hybrid_search
+    from marginalia.retrieval.legs import lexical_leg, vector_leg
+    from marginalia.runtime import open_runtime
+
+    home = Path(tempfile.mkdtemp(prefix=f"bench-scale-{chunks}-", dir=args.home_root))
+    os.environ["MARGINALIA_HOME"] = str(home)
+    rt = await open_runtime(Settings())
+    try:
+        dim = rt.settings.embedding.dim
+        ws, vectors, build_s = await build(rt, chunks, dim, args.seed)
+        async with rt.db.transaction() as session:
+            await session.execute(text("ANALYZE"))
+            db_bytes = await session.scalar(text("SELECT pg_database_size(current_database())"))
+            lexical_bytes = await session.scalar(
+                text("SELECT pg_total_relation_size('retrieval_postings')")
+            )
+        queries = list(load_queries(SCIFACT).values())[: args.queries]
+        nprng = np.random.default_rng(args.seed + 1)
+        picks = nprng.choice(len(vectors), size=args.queries, replace=False)
+        probes = vectors[picks] + nprng.normal(scale=NOISE, size=(args.queries, dim))
+        probes = (probes / np.linalg.norm(probes, axis=1, keepdims=True)).astype(np.float32)
+
+        async def timed(calls: list[Any]) -> list[float]:
+            for call in calls:  # warm: one untimed pass
+                await call()
+            out = []
+            for call in calls:
+                t = time.perf_counter()
+                await call()
+                out.append((time.perf_counter() - t) * 1000)
+            return out
+
+        lexical = await timed(
+            [(lambda q=q: lexical_leg(rt.db, workspace_id=ws, query=q)) for q in queries]
+        )
+        recalls: list[float] = []
+        ids_of = await _chunk_order(rt, ws)
+
+        exact = [set(np.argsort(-(vectors @ probe))[:100].tolist()) for probe in probes]
+
+        async def vector_call(i: int) -> None:
+            hits = await vector_leg(rt.db, workspace_id=ws, query_vector=probes[i], depth=100)
+            got = {ids_of[h.chunk_id] for h in hits.hits}
+            recalls.append(len(got & exact[i]) / 100)
+
+        vector = await timed([(lambda i=i: vector_call(i)) for i in range(len(probes))])
+        recalls = recalls[len(probes) :]  # the timed pass only
+        hybrid = await timed(
+            [
+                (lambda q=q: hybrid_search(rt, workspace_id=ws, query=q, rerank=False))
+                for q in queries
+            ]
+        )
+        return {
+            "chunks": chunks,
+            "lexical": percentiles(lexical),
+            "vector": percentiles(vector),
+            "hybrid": percentiles(hybrid),
+            "hnsw_recall": round(float(np.mean(recalls)), 4),
+            "hnsw_recall_worst": round(float(np.min(recalls)), 4),
+            "lexical_ndcg_vs_exact": None,
+            "lexical_note": "the lexical leg is exact BM25 over retrieval_postings (no pruning)",
+            "ingest_rows_per_s": round(chunks / build_s, 1),
+            "database_mb": round(int(db_bytes or 0) / 1e6, 1),
+            "lexical_index_mb": round(int(lexical_bytes or 0) / 1e6, 1),
+            "vectors": "synthetic: per-source random centroid + N(0, 0.025) noise per dimension, normalised",
+            "queries": len(queries),
+        }
+    finally:
+        await rt.close()
+
+
+async def _chunk_order(rt: Any, ws: uuid.UUID) -> dict[int, int]:
+    """chunk id → row in the build's vector matrix (insertion order)."""
+    from sqlalchemy import text
+
+    async with rt.db.session() as session:
+        rows = (
+            await session.execute(
+                text("SELECT id FROM chunks WHERE workspace_id = :w ORDER BY id"), {"w": ws}
+            )
+        ).all()
+    return {int(r[0]): i for i, r in enumerate(rows)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--chunks", default="10000", help="comma-separated sizes")
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--home-root", default=None, help="where the throwaway homes go")
+    parser.add_argument("--json", action="store_true", help="print JSON only")
+    args = parser.parse_args()
+    reports = [asyncio.run(measure(args, int(n))) for n in args.chunks.split(",")]
+    if args.json:
+        print(json.dumps(reports[0] if len(reports) == 1 else reports, indent=2))
+        return
+    for r in reports:
+        print(
+            f"{r['chunks']:>8} chunks  lexical p50/p95 {r['lexical']['p50']}/{r['lexical']['p95']} ms"
+            f"  vector {r['vector']['p50']}/{r['vector']['p95']} ms"
+            f"  hybrid {r['hybrid']['p50']}/{r['hybrid']['p95']} ms"
+            f"  recall@100 {r['hnsw_recall']}  {r['ingest_rows_per_s']} rows/s"
+            f"  db {r['database_mb']} MB (postings {r['lexical_index_mb']} MB)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Highlights and notes over the API (issue 16): a selection anchored in the stored page
+text with PDF rectangles that read back as the quote, edit, search, Markdown export,
+delete, clear 4xx errors, and a source's deletion taking its notes with it."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from marginalia.answer import normalize
+from marginalia.ingest.geometry import Rect, text_under
+from marginalia.ingest.pipeline import ingest_document
+from marginalia.runtime import Runtime
+from marginalia.usecases import sources as sources_usecase
+from marginalia.usecases import workspaces as ws_service
+
+NOTES_MD = b"# Field notes\n\nThe starter doubled in four hours at room temperature.\n\nIt smelled of apples.\n"
+
+
+@pytest.fixture(scope="module")
+async def corpus(services: Runtime, shared_data: Path) -> AsyncIterator[dict[str, uuid.UUID]]:
+    ws = await ws_service.create_workspace(services, name=f"notes-{uuid.uuid4().hex[:6]}")
+    pdf = await ingest_document(
+        services,
+        ws.id,
+        data=(shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes(),
+        filename="specter.pdf",
+        content_type="application/pdf",
+    )
+    md = await ingest_document(
+        services, ws.id, data=NOTES_MD, filename="notes.md", content_type="text/markdown"
+    )
+    try:
+        yield {"workspace": ws.id, "pdf": pdf.source_id, "md": md.source_id}
+    finally:
+        await ws_service.delete_workspace(services, ws.id)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s", "", normalize(text))
+
+
+async def test_highlight_lifecycle_on_a_pdf(
+    services: Runtime, corpus: dict[str, uuid.UUID], client: httpx.AsyncClient, shared_data: Path
+) -> None:
+    pdf = corpus["pdf"]
+    pages = {p.page_number: p.text for p in await sources_usecase.source_pages(services, pdf)}
+    sentence = re.search(r"[A-Z][a-z]+(?:[ \n][a-zA-Z,;()'-]+){10,25}\.", pages[2])
+    assert sentence is not None
+    # What pdf.js gives: spaces where the stored text has line breaks.
+    selected = " ".join(sentence.group().split())
+    before = pages[2][max(0, sentence.start() - 30) : sentence.start()]
+    r = await client.post(
+        f"/api/sources/{pdf}/highlights",
+        json={"page": 2, "quote": selected, "prefix": before, "color": "green", "note": "Key"},
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert (made["page"], made["page_end"], made["color"], made["note"]) == (2, 2, "green", "Key")
+    assert pages[2][made["char_start"] : made["char_end"]] == made["text"] == sentence.group()
+    assert made["prefix"] and made["suffix"] is not None
+    data = (shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes()
+    rects = [Rect(**x) for x in made["rects"]]
+    assert rects and _squash(text_under(data, rects)) == _squash(sentence.group())
+
+    listed = (await client.get(f"/api/sources/{pdf}/highlights")).json()
+    assert [h["id"] for h in listed] == [made["id"]]
+
+    r = await client.patch(f"/api/highlights/{made['id']}", json={"note": "Key idea: triplets"})
+    assert r.status_code == 200 and r.json()["note"] == "Key idea: triplets"
+    assert r.json()["color"] == "green"
+
+    ws = corpus["workspace"]
+    found = (await client.get(f"/api/workspaces/{ws}/highlights", params={"q": "TRIPLETS"})).json()
+    assert [h["id"] for h in found] == [made["id"]]
+    assert found[0]["source_title"]
+    assert (
+        await client.get(f"/api/workspaces/{ws}/highlights", params={"q": "absent"})
+    ).json() == []
+
+    md = await client.get(f"/api/sources/{pdf}/highlights.md")
+    assert md.status_code == 200 and md.headers["content-type"].startswith("text/markdown")
+    assert "— p. 2" in md.text and "Key idea: triplets" in md.text
+    assert " ".join(sentence.group().split()) in md.text
+    whole = await client.get(f"/api/workspaces/{ws}/highlights.md")
+    assert whole.status_code == 200 and "## " in whole.text and "Key idea: triplets" in whole.text
+
+    assert (await client.delete(f"/api/highlights/{made['id']}")).status_code == 204
+    assert (await client.get(f"/api/sources/{pdf}/highlights")).json() == []
+    assert (await client.delete(f"/api/highlights/{made['id']}")).status_code == 404
+
+
+async def test_bad_highlights_are_refused_and_nothing_is_stored(
+    corpus: dict[str, uuid.UUID], client: httpx.AsyncClient
+) -> None:
+    pdf = corpus["pdf"]
+    cases = [
+        ({"page": 2, "quote": "sourdough starter at high altitude"}, 422, "not on page 2"),
+        ({"page": 99, "quote": "anything"}, 422, "no page 99"),
+        ({"page": 2, "quote": "the", "color": "purple"}, 422, ""),
+        ({"page": 0, "quote": "the"}, 422, ""),
+        ({"page": 2, "quote": ""}, 422, ""),
+    ]
+    for body, code, detail in cases:
+        r = await client.post(f"/api/sources/{pdf}/highlights", json=body)
+        assert r.status_code == code, (body, r.text)
+        assert r.json()["error"] and detail in r.json()["detail"]
+    assert (await client.get(f"/api/sources/{pdf}/highlights")).json() == []
+    missing = uuid.uuid4()
+    assert (await client.get(f"/api/sources/{missing}/highlights")).status_code == 404
+    r = await client.post(f"/api/sources/{missing}/highlights", json={"page": 1, "quote": "x"})
+    assert r.status_code == 404
+    assert (await client.patch(f"/api/highlights/{missing}", json={"note": "x"})).status_code == 404
+    assert (await client.get(f"/api/workspaces/{missing}/highlights")).status_code == 404
+
+
+async def test_text_source_highlight_and_deleting_the_source_deletes_its_notes(
+    services: Runtime, corpus: dict[str, uuid.UUID], client: httpx.AsyncClient
+) -> None:
+    md = corpus["md"]
+    r = await client.post(
+        f"/api/sources/{md}/highlights",
+        json={"page": 1, "quote": "doubled in four hours", "note": "fast"},
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    pages = {p.page_number: p.text for p in await sources_usecase.source_pages(services, md)}
+    assert pages[1][made["char_start"] : made["char_end"]] == "doubled in four hours"
+    assert made["rects"] == []
+    assert (await client.delete(f"/api/sources/{md}")).status_code in (200, 202, 204)
+    ws = corpus["workspace"]
+    remaining = (await client.get(f"/api/workspaces/{ws}/highlights")).json()
+    assert made["id"] not in [h["id"] for h in remaining]
+    assert (
+        await client.patch(f"/api/highlights/{made['id']}", json={"note": "x"})
+    ).status_code == 404

@@ -1,0 +1,102 @@
+"""Knowledge gaps: deterministic, each kind found where it is and only there."""
+
+from __future__ import annotations
+
+import random
+
+from marginalia.knowledge.gaps import (
+    GapClaim,
+    GapConcept,
+    GapEvidence,
+    claim_topic,
+    find_gaps,
+)
+
+TITLES = {"s1": "SPECTER", "s2": "S2ORC", "s3": "Literature Graph"}
+
+
+def _concepts() -> list[GapConcept]:
+    return [
+        GapConcept("citation-graph", "citation graph", 0, ("s1", "s2", "s3"), 0.3, "A graph."),
+        GapConcept("specter", "SPECTER", 2, ("s1",), 0.2),
+        GapConcept("triplet-loss", "triplet loss", 1, ("s1",), 0.1),
+        GapConcept("scibert", "SciBERT", 1, ("s1", "s2"), 0.15),
+        GapConcept("entity-linking", "entity linking", 1, ("s3",), 0.05, "Linking mentions."),
+    ]
+
+
+EDGES = [
+    ("triplet-loss", "specter", "prerequisite", 1.0),  # triplet loss: one source, no definition
+    ("citation-graph", "specter", "prerequisite", 2.0),  # defined, several sources: explained
+    ("specter", "scibert", "related", 0.5),
+]
+
+
+def test_each_kind_of_gap() -> None:
+    claims_llm = [
+        GapClaim(
+            "c1",
+            "s1",
+            "SPECTER outperforms SciBERT on citation prediction [3].",
+            (GapEvidence("s2", "supports"), GapEvidence("s3", "contradicts")),
+        ),
+        GapClaim(
+            "c2", "s1", "Hard negatives improve the embeddings.", (GapEvidence("s2", "related"),)
+        ),
+        GapClaim("c3", "s2", "S2ORC has 81.1M papers.", (GapEvidence("s1", "supports"),)),
+    ]
+    gaps = find_gaps(_concepts(), claims_llm, EDGES, TITLES)
+    kinds = {g.id: g.kind for g in gaps}
+    assert kinds == {
+        "contested_claim:c1": "contested_claim",
+        "unsupported_claim:c2": "unsupported_claim",
+        "unexplained_prerequisite:triplet-loss": "unexplained_prerequisite",
+        "single_source_concept:specter": "single_source_concept",
+        "single_source_concept:entity-linking": "single_source_concept",
+    }
+    assert [g.kind for g in gaps][:2] == ["contested_claim", "unsupported_claim"]
+    contested = gaps[0]
+    assert contested.evidence == {"contradicts": 1, "supports": 1}
+    assert contested.source_ids == ("s1", "s2", "s3")
+    assert contested.suggested_topic == "SPECTER outperforms SciBERT citation prediction"
+    prereq = next(g for g in gaps if g.kind == "unexplained_prerequisite")
+    assert prereq.concepts == ("triplet-loss", "specter") and "SPECTER" in prereq.detail
+    single = next(g for g in gaps if g.id == "single_source_concept:specter")
+    assert single.suggested_topic == "SPECTER citation graph"  # with its heaviest neighbour
+    assert "Only SPECTER discusses" in single.detail
+    assert all(g.queries and g.suggested_topic in g.queries for g in gaps)
+
+
+def test_offline_evidence_counts_as_related_only() -> None:
+    claims = [
+        GapClaim("c1", "s1", "SPECTER outperforms SciBERT.", (GapEvidence("s2", "related"),)),
+        GapClaim("c2", "s1", "Hard negatives improve the embeddings.", ()),
+        GapClaim(
+            "c3", "s1", "Same-source passages are not evidence.", (GapEvidence("s1", "related"),)
+        ),
+    ]
+    gaps = find_gaps([], claims, [], TITLES)
+    assert [g.id for g in gaps] == ["unsupported_claim:c2", "unsupported_claim:c3"] or [
+        g.id for g in gaps
+    ] == ["unsupported_claim:c3", "unsupported_claim:c2"]
+    assert all("offline" in g.detail for g in gaps)
+
+
+def test_deterministic_whatever_the_input_order() -> None:
+    concepts = _concepts()
+    claims = [GapClaim(f"c{i}", "s1", f"Claim number {i} about embeddings.", ()) for i in range(30)]
+    first = find_gaps(concepts, claims, EDGES, TITLES)
+    rng = random.Random(7)
+    for _ in range(3):
+        rng.shuffle(concepts)
+        rng.shuffle(claims)
+        edges = list(EDGES)
+        rng.shuffle(edges)
+        assert find_gaps(concepts, claims, edges, TITLES) == first
+    assert sum(g.kind == "unsupported_claim" for g in first) == 20  # capped
+
+
+def test_claim_topic() -> None:
+    assert claim_topic("We show that X (Smith et al., 2019) beats Y [12] by 3 points.") == (
+        "show X beats Y 3 points"
+    )
