@@ -11,7 +11,9 @@ answer is judged on: for a short or pronoun-led follow-up, the previous user tur
 salient terms (:func:`history_terms`) form a second query, ``"<question> <terms>"``,
 retrieved as its own leg and fused with the question's own ranking by weighted
 reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k = :data:`HISTORY_RRF_K`).
-Sentence scoring and the answerability gate see the question alone.
+The question itself is what the answer records and what the gate's question features
+(named terms, answer type, focus terms) read; the sentences' support for a follow-up is
+scored against the resolved query, so that "Why might that be?" can find its sentence.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class Context:
     scope: Scope
     wiki_similarity: float | None
     trace: dict[str, Any] = field(default_factory=dict)
+    #: A follow-up's resolved query and its vector (the history leg), else None.
+    resolved_query: str | None = None
+    resolved_vector: np.ndarray | None = None
 
 
 def expand_query(question: str, history: Sequence[ChatMessage] | None) -> str:
@@ -213,14 +218,16 @@ async def build_context(
     k = sizes.wiki_chunks if use_wiki else sizes.hybrid_chunks
     hits = list(result.hits)
     history_trace: dict[str, Any] | None = None
+    resolved_vector: np.ndarray | None = None
     if history_query:
+        resolved_vector = await ctx.embedder.embed_query(history_query)
         resolved = await hybrid_search(
             ctx,
             workspace_id=workspace_id,
             query=history_query,
             source_id=source_id,
             k=k,
-            query_vector=await ctx.embedder.embed_query(history_query),
+            query_vector=resolved_vector,
         )
         hits = fuse_history(result.hits, resolved.hits, k)
         history_trace = {
@@ -280,4 +287,6 @@ async def build_context(
         scope=scope,
         wiki_similarity=None if wiki is None else wiki[3],
         trace=trace,
+        resolved_query=history_query,
+        resolved_vector=resolved_vector,
     )

@@ -110,9 +110,14 @@ async def answer_from_context(
     deadline = Deadline.after(ctx.settings.llm.answer_deadline_s)
     if not score_only and calibration is None:
         calibration = load_calibration(settings=ctx.settings)
+    resolved = context.resolved_query is not None and context.resolved_vector is not None
     scored = await offline.score_sentences(
-        query=context.query,
-        query_vector=context.query_vector,
+        query=context.resolved_query if resolved and context.resolved_query else context.query,
+        query_vector=(
+            context.resolved_vector
+            if resolved and context.resolved_vector is not None
+            else context.query_vector
+        ),
         passages=context.passages,
         embedder=ctx.embedder,
         lexer=offline.pg_lexer(ctx.db),

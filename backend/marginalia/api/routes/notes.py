@@ -25,7 +25,9 @@ router = APIRouter(
     responses={404: {"model": ErrorOut}, 422: {"model": ErrorOut}},
 )
 
-_MARKDOWN: dict[int | str, dict[str, Any]] = {200: {"content": {"text/markdown": {}}, "description": "Markdown"}}
+_MARKDOWN: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/markdown": {}}, "description": "Markdown"}
+}
 
 
 @router.get("/sources/{source_id}/highlights", response_model=list[HighlightOut])
