@@ -50,7 +50,7 @@ def test_history_terms_resolve_a_follow_up_without_gluing() -> None:
     assert history_terms(standalone, history) is None
 
 
-def test_the_history_leg_weighs_less_than_the_question() -> None:
+def test_the_history_leg_is_fused_with_the_question() -> None:
     class H:
         def __init__(self, chunk_id: int) -> None:
             self.chunk_id = chunk_id
@@ -58,8 +58,9 @@ def test_the_history_leg_weighs_less_than_the_question() -> None:
     main = [H(1), H(2), H(3)]
     hist = [H(9), H(3), H(8)]
     fused = [h.chunk_id for h in fuse_history(main, hist, 4)]
-    # 3 is in both; the question's own first hit beats the history leg's first hit
+    # 3 is in both; at equal rank the question's own hit goes before the history leg's
     assert fused[0] == 3 and fused.index(1) < fused.index(9)
+    assert [h.chunk_id for h in fuse_history([H(20), H(1)], [H(10), H(2)], 4)][:2] == [20, 10]
     assert len(fused) == 4
 
 
