@@ -81,8 +81,19 @@ def test_citations_render_with_title_page_and_reader_link() -> None:
     assert f"](/w/ws/read/{sid}?page=4&chunk=3))" in out
     assert f"](/w/ws/read/{sid}))" in out
     label = out.split("([", 1)[1].split("](", 1)[0]
-    assert label.endswith("…, p. 4") and len(label) < 70 and "[" not in label
+    assert label == "SPECTER, p. 4"  # the name before the colon
     assert "Old. (source removed)" in out
+    from marginalia.knowledge.wiki import citation_label
+
+    plain = "A very long title without any colon that goes on and on about embeddings [v2]"
+    label = citation_label(CitationTarget(sid, 1, plain, 2))
+    assert label.endswith("…, p. 2") and len(label) < 70
+    assert (
+        render_citations(
+            f"x [source:{sid}#1]", {(sid, 1): CitationTarget(sid, 1, plain, 2)}, "w"
+        ).count("[")
+        == 1
+    )
 
 
 def test_named_systems_and_datasets() -> None:
@@ -117,3 +128,13 @@ def test_mentions_of_other_pages_are_linked_once() -> None:
     assert "[[specter" not in out  # never to itself
     assert "SPECTER uses SciBERT." in out  # only sentence lines
     assert "[source:a#1]" in out and set(extract_links(out)) == {"scibert", "citation-graph"}
+
+
+def test_refusals_are_not_pages() -> None:
+    from marginalia.knowledge.wiki import looks_like_refusal
+
+    assert looks_like_refusal("# X\n\nI'm sorry, but I cannot answer from these passages.")
+    assert looks_like_refusal("Unfortunately, the passages do not say. Not enough information.")
+    assert looks_like_refusal("There is not enough information in the sources to write this.")
+    assert not looks_like_refusal("BERT is compressed by [[model-compression]].")
+    assert not looks_like_refusal("Sorry scores are low [source:abc#1].")  # it cites

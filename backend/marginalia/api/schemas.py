@@ -130,6 +130,10 @@ class SourceOut(BaseModel):
     summary: str | None
     tldr: str | None
     created_at: datetime
+    cited_by_here: int = Field(
+        default=0, description="how many sources of this workspace cite this one"
+    )
+    cites_here: int = Field(default=0, description="how many sources of this workspace it cites")
 
 
 class ChunkOut(BaseModel):

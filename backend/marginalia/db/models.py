@@ -379,6 +379,37 @@ class SourceEdge(SQLModel, table=True):
     label: str | None = None
 
 
+class SourceReference(SQLModel, table=True):
+    """A source's reference entry; ``cited_source_id`` set is a ``cites`` edge (0008)."""
+
+    __tablename__ = "source_references"
+    __table_args__ = (
+        Index("ix_source_references_workspace_doi", "workspace_id", "doi"),
+        Index("ix_source_references_workspace_arxiv", "workspace_id", "arxiv_id"),
+        Index("ix_source_references_workspace_openalex", "workspace_id", "openalex_id"),
+        Index("ix_source_references_terms", "terms", postgresql_using="gin"),
+    )
+    id: int | None = Field(
+        default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
+    )
+    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_id: uuid.UUID = _fk("sources.id")
+    position: int
+    text: str
+    norm: str  # lower-case words, line-break hyphens joined
+    doi: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    year: int | None = None
+    cited_source_id: uuid.UUID | None = _fk("sources.id", ondelete="SET NULL", nullable=True)
+    match: str | None = None  # doi | arxiv | openalex | title
+    match_score: float | None = None
+    terms: str | None = Field(
+        default=None,
+        sa_column=Column(TSVECTOR, Computed("to_tsvector('simple', norm)", persisted=True)),
+    )
+
+
 class RedundancyCluster(SQLModel, table=True):
     __tablename__ = "redundancy_clusters"
     id: uuid.UUID = _uuid_pk()

@@ -96,9 +96,10 @@ def _notes(entry: dict[str, str]) -> list[str]:
         value = entry.get(key, "").strip()
         if not value or (key == "note" and _IDENTIFIER_NOTE.match(clean_latex(value))):
             continue
-        text = clean_latex(value)
-        if text and text not in notes:
-            notes.append(text)
+        for paragraph in re.split(r"\n\s*\n", value):  # one note per paragraph
+            text = clean_latex(paragraph)
+            if text and text not in notes:
+                notes.append(text)
     return notes
 
 

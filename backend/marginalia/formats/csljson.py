@@ -69,8 +69,12 @@ def _record(item: Any, position: int) -> ImportRecord | ImportFailure:
     if not title:
         return ImportFailure(key, "no_title", f"CSL-JSON item {key} has no title")
     authors = [n for p in item.get("author") or [] if (n := _name(p))]
-    note = _text(item, "note")
-    notes = [note] if note and not re.match(r"^\s*(?:arxiv|publisher|doi)\s*:", note, re.I) else []
+    raw_note = item.get("note") if isinstance(item.get("note"), str) else ""
+    notes = [
+        " ".join(n.split())
+        for n in re.split(r"\n\s*\n", raw_note or "")
+        if n.strip() and not re.match(r"^\s*(?:arxiv|publisher|doi)\s*:", n, re.I)
+    ]
     candidate = Candidate(
         title=title,
         authors=authors,

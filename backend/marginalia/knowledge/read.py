@@ -13,8 +13,10 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.gaps import GapClaim, GapConcept, GapEvidence, find_gaps
+from marginalia.knowledge.repository import citations as cite_repo
 from marginalia.knowledge.text import normalize_whitespace
 from marginalia.knowledge.views import (
+    CitationView,
     ClaimView,
     ConceptView,
     EdgeType,
@@ -25,6 +27,7 @@ from marginalia.knowledge.views import (
     GraphEdge,
     GraphNode,
     GraphView,
+    SourceCitationsView,
     WikiCitationView,
     WikiPageSummary,
     WikiPageView,
@@ -60,6 +63,8 @@ async def graph_view(
         source_edges = await repo.list_source_edges(session, workspace_id)
         clusters = await repo.list_clusters(session, workspace_id)
         syntheses = await repo.syntheses(session, workspace_id) if include_syntheses else []
+        citations = await cite_repo.citation_edges(session, workspace_id)
+    cited_by = Counter(c.cited for c in citations)
     cluster_of = {sid: c.id for c, members in clusters for sid in members}
     if max_concepts is not None:
         keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]
@@ -75,7 +80,12 @@ async def graph_view(
                 type="source",
                 label=s.title,
                 cluster_id=cluster_of.get(s.id),
-                data={"year": s.year, "quality": s.quality_score, "tldr": s.tldr},
+                data={
+                    "year": s.year,
+                    "quality": s.quality_score,
+                    "tldr": s.tldr,
+                    "cited_by_here": cited_by.get(s.id, 0),
+                },
             )
         )
     for c in concepts:
@@ -101,6 +111,20 @@ async def graph_view(
                 data={"strength": e.strength, **e.signals},
             )
         )
+    for cite in citations:
+        if cite.citing in source_ids and cite.cited in source_ids:
+            # Paper -> paper: the citing source's reference list names the cited one.
+            edges.append(
+                GraphEdge(
+                    id=f"cites:{cite.citing}:{cite.cited}",
+                    source=f"source:{cite.citing}",
+                    target=f"source:{cite.cited}",
+                    type="cites",
+                    label="cites",
+                    weight=cite.score,
+                    data={"match": cite.how, "reference": cite.reference},
+                )
+            )
     for sid, cid in sorted(links, key=lambda x: (str(x[0]), str(x[1]))):
         if cid in by_id and sid in source_ids:
             edges.append(
@@ -350,6 +374,39 @@ async def concept_edges(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[
         return await repo.list_concept_edges(session, workspace_id)
 
 
+async def source_citations(ctx: KnowledgeContext, source_id: uuid.UUID) -> SourceCitationsView:
+    """What ``source_id`` cites in its workspace and what cites it there."""
+    async with ctx.db.session() as session:
+        source = await repo.get_source(session, source_id)
+        if source is None:
+            raise NotFoundError(f"no source with id {source_id}")
+        edges = await cite_repo.citation_edges(session, source.workspace_id, source_id=source_id)
+        titles = {s.id: s.title for s in await repo.workspace_sources(session, source.workspace_id)}
+
+    def view(other: uuid.UUID, e: cite_repo.CitationEdge) -> CitationView:
+        return CitationView(
+            source_id=other,
+            title=titles.get(other),
+            match=e.how,
+            score=e.score,
+            reference=e.reference,
+        )
+
+    return SourceCitationsView(
+        source_id=source_id,
+        cites=[view(e.cited, e) for e in edges if e.citing == source_id],
+        cited_by=[view(e.citing, e) for e in edges if e.cited == source_id],
+    )
+
+
+async def citation_counts(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID
+) -> dict[uuid.UUID, tuple[int, int]]:
+    """``{source: (cited by N sources here, cites N sources here)}``."""
+    async with ctx.db.session() as session:
+        return await cite_repo.citation_counts(session, workspace_id)
+
+
 async def source_concepts(
     ctx: KnowledgeContext, workspace_id: uuid.UUID
 ) -> dict[uuid.UUID, list[Concept]]:
@@ -380,13 +437,15 @@ async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> Gaps
         await require_workspace(session, workspace_id)
         sources = await repo.workspace_sources(session, workspace_id)
         concepts = await repo.list_concepts(session, workspace_id)
-        links = await repo.source_concept_links(session, workspace_id)
+        weighted = await repo.source_concept_weights(session, workspace_id)
         edges = await repo.list_concept_edges(session, workspace_id)
         claims = await repo.claims_with_evidence(session, workspace_id)
     by_id = {c.id: c for c in concepts}
     discussed: dict[uuid.UUID, set[str]] = defaultdict(set)
-    for sid, cid in links:
+    weight: dict[uuid.UUID, float] = defaultdict(float)
+    for sid, cid, w in weighted:
         discussed[cid].add(str(sid))
+        weight[cid] = max(weight[cid], w)
     gap_concepts = [
         GapConcept(
             slug=c.slug,
@@ -395,6 +454,7 @@ async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> Gaps
             source_ids=tuple(sorted(discussed.get(c.id, set()))),
             centrality=c.centrality or 0.0,
             description=c.description,
+            weight=weight.get(c.id, 0.0),
         )
         for c in concepts
         if discussed.get(c.id)

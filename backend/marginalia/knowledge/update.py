@@ -44,6 +44,7 @@ from typing import Any
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
+from marginalia.knowledge.citation_links import link_source, relink_workspace
 from marginalia.knowledge.concept_store import sync_concepts
 from marginalia.knowledge.context import (
     KnowledgeContext,
@@ -96,6 +97,8 @@ class KnowledgeUpdate:
     quality: float | None
     timings_ms: dict[str, float] = field(default_factory=dict)
     fallback_reason: str | None = None
+    # Paper -> paper cites edges of the source, both directions (knowledge/citations.py).
+    cites: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,7 @@ class RebuildResult:
     engine: str
     total_ms: float
     timings_ms: dict[str, float] = field(default_factory=dict)
+    cites: int = 0
 
 
 # ---------------------------------------------------------------------------- embedding
@@ -246,6 +250,9 @@ async def update_for_source(
         n_edges = await update_source_edges(session, workspace_id, sources, state, source_id)
         timings["source_edges"] = elapsed_ms(t)
         t = time.perf_counter()
+        n_cites = await link_source(session, workspace_id, source_id)
+        timings["citations"] = elapsed_ms(t)
+        t = time.perf_counter()
         n_clusters = await recluster(session, workspace_id, sources)
         timings["clusters"] = elapsed_ms(t)
 
@@ -306,6 +313,7 @@ async def update_for_source(
         quality=scores.get(source_id),
         timings_ms=timings,
         fallback_reason=result.fallback_reason,
+        cites=n_cites,
     )
 
 
@@ -468,6 +476,7 @@ async def rebuild_workspace(
         t = time.perf_counter()
         n_edges = await update_source_edges(session, workspace_id, sources, state, None)
         n_clusters = await recluster(session, workspace_id, sources)
+        n_cites = await relink_workspace(session, workspace_id)
         workspace.description_embedding = None
         ws_vector, _ = await workspace_vector(session, embedder, workspace)
         await store_quality(session, embedder, sources, ws_vector)
@@ -523,6 +532,7 @@ async def rebuild_workspace(
         engine=", ".join(f"{k} ×{v}" for k, v in sorted(engines.items())) or llmx.OFFLINE_ENGINE,
         total_ms=elapsed_ms(started),
         timings_ms=timings,
+        cites=n_cites,
     )
 
 

@@ -145,6 +145,22 @@ class LearningPathView(BaseModel):
     steps: list[PathStepView]
 
 
+class CitationView(BaseModel):
+    """One paper -> paper citation between two sources of a workspace."""
+
+    source_id: uuid.UUID = Field(description="the other source: cited (in `cites`) or citing")
+    title: str | None
+    match: str = Field(description="how the reference was matched: doi, arxiv, openalex or title")
+    score: float
+    reference: str = Field(description="the reference entry as printed in the citing source")
+
+
+class SourceCitationsView(BaseModel):
+    source_id: uuid.UUID
+    cites: list[CitationView] = Field(description="sources of the workspace this source cites")
+    cited_by: list[CitationView] = Field(description="sources of the workspace that cite it")
+
+
 class WikiRevisionSummary(BaseModel):
     revision: int
     title: str

@@ -35,7 +35,9 @@ from marginalia.ingest.pipeline import (
 from marginalia.ingest.validation import validate_document
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
+from marginalia.knowledge import read as knowledge_read
 from marginalia.knowledge.update import KnowledgeUpdate, remove_source, update_for_source
+from marginalia.knowledge.views import SourceCitationsView
 from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace, remove_unused_files
 
@@ -134,6 +136,7 @@ def knowledge_summary(update: KnowledgeUpdate) -> dict[str, Any]:
         "concepts": update.concepts,
         "claims": update.claims,
         "wiki_pages": len(update.wiki_pages),
+        "cites": update.cites,
         "engine": update.engine,
     }
 
@@ -333,6 +336,16 @@ async def get_source(rt: Runtime, source_id: uuid.UUID) -> Source:
     if source is None:
         raise NotFoundError(f"no source with id {source_id}")
     return source
+
+
+async def citation_counts(rt: Runtime, workspace_id: uuid.UUID) -> dict[uuid.UUID, tuple[int, int]]:
+    """Per source of the workspace: (cited by N sources here, cites N sources here)."""
+    return await knowledge_read.citation_counts(rt, workspace_id)
+
+
+async def source_citations(rt: Runtime, source_id: uuid.UUID) -> SourceCitationsView:
+    """The workspace sources ``source_id`` cites and those citing it (paper -> paper)."""
+    return await knowledge_read.source_citations(rt, source_id)
 
 
 async def source_chunks(

@@ -20,7 +20,9 @@ from marginalia.api.schemas import (
     UploadFileOut,
     UploadOut,
 )
+from marginalia.db.models import Source
 from marginalia.errors import PayloadTooLarge, ValidationFailed
+from marginalia.knowledge.views import SourceCitationsView
 from marginalia.usecases import sources as service
 
 router = APIRouter(
@@ -88,12 +90,28 @@ async def list_sources(
     offset: Offset = 0,
 ) -> list[SourceOut]:
     sources = await service.list_sources(rt, workspace_id, limit=limit, offset=offset)
-    return [SourceOut.model_validate(s) for s in sources]
+    counts = await service.citation_counts(rt, workspace_id)
+    return [_source_out(s, counts) for s in sources]
 
 
 @router.get("/sources/{source_id}", response_model=SourceOut)
 async def get_source(source_id: uuid.UUID, rt: RuntimeDep) -> SourceOut:
-    return SourceOut.model_validate(await service.get_source(rt, source_id))
+    source = await service.get_source(rt, source_id)
+    return _source_out(source, await service.citation_counts(rt, source.workspace_id))
+
+
+def _source_out(source: Source, counts: dict[uuid.UUID, tuple[int, int]]) -> SourceOut:
+    cited_by, cites = counts.get(source.id, (0, 0))
+    return SourceOut.model_validate(source).model_copy(
+        update={"cited_by_here": cited_by, "cites_here": cites}
+    )
+
+
+@router.get("/sources/{source_id}/citations", response_model=SourceCitationsView)
+async def get_source_citations(source_id: uuid.UUID, rt: RuntimeDep) -> SourceCitationsView:
+    """Paper -> paper citations inside the workspace: the sources this one's reference
+    list names (by DOI, arXiv id or title) and the sources whose reference lists name it."""
+    return await service.source_citations(rt, source_id)
 
 
 @router.delete("/sources/{source_id}", status_code=status.HTTP_204_NO_CONTENT)
