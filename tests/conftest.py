@@ -26,6 +26,8 @@ os.environ.setdefault("MARGINALIA_LLM__PROVIDER", "offline")
 # Heartbeats every second so interrupted jobs are detected quickly in tests.
 os.environ["MARGINALIA_JOBS__HEARTBEAT_S"] = "0.5"
 os.environ["MARGINALIA_JOBS__STALE_AFTER_S"] = "3"
+# The in-process test clients use base_url http://test: that host name is allowed too.
+os.environ["MARGINALIA_ALLOWED_HOSTS"] = '["localhost", "127.0.0.1", "::1", "test"]'
 
 from marginalia.config import Settings, get_settings  # noqa: E402
 from marginalia.runtime import Runtime, open_runtime  # noqa: E402

@@ -256,6 +256,11 @@ class JobSettings(BaseModel):
         description="a running job whose heartbeat is older than this is marked interrupted",
     )
     heartbeat_s: float = Field(default=5.0, description="seconds between a job's heartbeats")
+    sweep_interval_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="seconds between sweeps for stale jobs (API process and every worker)",
+    )
 
 
 class RetrievalSettings(BaseModel):
@@ -331,6 +336,11 @@ class Settings(BaseSettings):
     )
     host: str = Field(default="127.0.0.1", description="address `marginalia serve` binds")
     port: int = Field(default=8000, description="port `marginalia serve` binds")
+    allowed_hosts: list[str] = Field(
+        default=["localhost", "127.0.0.1", "::1"],
+        description="Host header names the API answers (DNS rebinding guard); the address "
+        "`serve` binds is added when it is not a wildcard. JSON list in the environment",
+    )
     catalog_path: Path | None = Field(
         default=None, description="the local paper catalog (JSON Lines) research searches"
     )

@@ -294,3 +294,67 @@ async def test_upload_is_cut_off_at_the_limit_while_it_streams(
             files=[("files", ("ok.md", b"# Fine\n\nA small note that fits.", "text/markdown"))],
         )
         assert small.status_code == 202, small.text
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("test", True),
+        ("127.0.0.1:8000", True),
+        ("localhost", True),
+        ("[::1]:8000", True),
+        ("evil.example", False),
+        ("127.0.0.1.nip.io:8000", False),
+        ("", False),
+    ],
+)
+async def test_the_host_header_must_be_allowed(
+    client: httpx.AsyncClient, host: str, allowed: bool
+) -> None:
+    """DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends
+    Host: evil.example — refused before any route runs."""
+    response = await client.get("/api/workspaces", headers={"host": host})
+    if allowed:
+        assert response.status_code == 200, response.text
+    else:
+        assert response.status_code == 400
+        assert response.json()["error"] == "invalid_host"
+
+
+@pytest.mark.parametrize(
+    ("headers", "allowed"),
+    [
+        ({}, True),  # the CLI, scripts, agents: not a browser
+        ({"origin": "http://test"}, True),
+        ({"origin": "http://test:80", "sec-fetch-site": "same-origin"}, True),
+        ({"sec-fetch-site": "same-origin"}, True),
+        ({"origin": "http://evil.example"}, False),
+        ({"origin": "http://test:8080"}, False),
+        ({"origin": "null"}, False),
+        ({"sec-fetch-site": "cross-site"}, False),
+        ({"sec-fetch-site": "same-site", "origin": "http://test"}, False),
+    ],
+)
+async def test_unsafe_methods_must_be_same_origin(
+    client: httpx.AsyncClient, headers: dict[str, str], allowed: bool
+) -> None:
+    """Blind CSRF: a form or fetch from another site (even as text/plain or multipart)
+    changes nothing; reads stay open to the same clients."""
+    name = f"csrf {uuid.uuid4()}"
+    created = await client.post("/api/workspaces", json={"name": name}, headers=headers)
+    upload = await client.post(
+        f"/api/workspaces/{uuid.uuid4()}/bibtex",
+        content=b"@article{a, title={T}}",
+        headers={"content-type": "text/plain", **headers},
+    )
+    names = {w["name"] for w in (await client.get("/api/workspaces", headers=headers)).json()}
+    if allowed:
+        assert created.status_code == 201, created.text
+        assert upload.status_code == 404  # reached the route (no such workspace)
+        assert name in names
+        deleted = await client.delete(f"/api/workspaces/{created.json()['id']}", headers=headers)
+        assert deleted.status_code == 204
+    else:
+        assert created.status_code == 403 and upload.status_code == 403
+        assert created.json()["error"] == "cross_origin_request"
+        assert name not in names

@@ -97,6 +97,18 @@ def test_deterministic_whatever_the_input_order() -> None:
 
 
 def test_claim_topic() -> None:
-    assert claim_topic("We show that X (Smith et al., 2019) beats Y [12] by 3 points.") == (
-        "show X beats Y 3 points"
+    # negations stay: the topic must not say the opposite of the claim
+    assert claim_topic("We find that most papers do not perform human evaluation.") == (
+        "papers not perform human evaluation"
     )
+    assert claim_topic("We show that X (Smith et al., 2019) beats Y [12] by 3 points.") == (
+        "X beats Y points"
+    )
+
+
+def test_a_sentence_extracted_twice_is_one_gap() -> None:
+    claims = [
+        GapClaim("c1", "s1", "Hard negatives improve the embeddings.", ()),
+        GapClaim("c2", "s1", "Hard  negatives improve the embeddings.", ()),
+    ]
+    assert [g.id for g in find_gaps([], claims, [], TITLES)] == ["unsupported_claim:c1"]

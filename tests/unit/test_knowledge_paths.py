@@ -100,3 +100,24 @@ def test_prerequisites_name_their_concepts_and_unlinked_sources_order_by_year() 
     assert steps["adv"].prerequisite_concepts == {"base": ("attention",)}
     order = [s.source_id for s in plan.steps if s.source_id in {"late", "early", "nodate"}]
     assert order == ["early", "late", "nodate"]
+
+
+def test_takeaways_are_the_sources_own_points() -> None:
+    from marginalia.knowledge.learning_path import takeaways_of
+
+    got = takeaways_of(
+        [
+            "Tkaczyk et al. (2018) report GROBID as the best among 10 tools for parsing.",
+            "Evangelista et al. [17] found that exercise adherence was associated with outcomes.",
+            "While the findings are significant it is also important to note its limitations.",
+            "We report micro-F1 for ChemProt.",
+            "Background: Knowledge regarding the best approaches to quality is lacking.",
+            "We show that SPECTER outperforms a variety of competitive baselines.1",
+            "We show that SPECTER outperforms a variety of competitive baselines.1",
+            None,
+        ]
+    )
+    assert got == [
+        "Knowledge regarding the best approaches to quality is lacking.",
+        "We show that SPECTER outperforms a variety of competitive baselines.",
+    ]

@@ -115,6 +115,18 @@ def test_display_text_drops_a_heading_run_into_the_sentence() -> None:
     assert display_text("DISCUSSION ACE inhibitors remain effective.") == (
         "ACE inhibitors remain effective."
     )
+    assert display_text("Abstract We introduce S2ORC,1 a large corpus.") == (
+        "We introduce S2ORC, a large corpus."
+    )
+    assert display_text("Objectives. Patient experiences were examined.") == (
+        "Patient experiences were examined."
+    )
+    assert display_text("We beat the baselines on the benchmark.1") == (
+        "We beat the baselines on the benchmark."
+    )
+    # a word that only looks like a heading stays
+    assert display_text("Abstract representations help.") == "Abstract representations help."
+    assert display_text("It reaches version 3.1") == "It reaches version 3.1"
 
 
 def test_offline_extraction_shows_prose_only(shared_data: Path) -> None:

@@ -81,8 +81,19 @@ def test_citations_render_with_title_page_and_reader_link() -> None:
     assert f"](/w/ws/read/{sid}?page=4&chunk=3))" in out
     assert f"](/w/ws/read/{sid}))" in out
     label = out.split("([", 1)[1].split("](", 1)[0]
-    assert label.endswith("…, p. 4") and len(label) < 70 and "[" not in label
+    assert label == "SPECTER, p. 4"  # the name before the colon
     assert "Old. (source removed)" in out
+    from marginalia.knowledge.wiki import citation_label
+
+    plain = "A very long title without any colon that goes on and on about embeddings [v2]"
+    label = citation_label(CitationTarget(sid, 1, plain, 2))
+    assert label.endswith("…, p. 2") and len(label) < 70
+    assert (
+        render_citations(
+            f"x [source:{sid}#1]", {(sid, 1): CitationTarget(sid, 1, plain, 2)}, "w"
+        ).count("[")
+        == 1
+    )
 
 
 def test_named_systems_and_datasets() -> None:

@@ -12,7 +12,14 @@ from fastapi import FastAPI
 from marginalia import __version__
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import FRONTEND_DIST, install_frontend
-from marginalia.api.hardening import RequestGuard, SecurityHeaders, inline_script_hashes
+from marginalia.api.hardening import (
+    UNSAFE_METHODS,
+    OriginGuard,
+    RequestGuard,
+    SecurityHeaders,
+    allowed_host_names,
+    inline_script_hashes,
+)
 from marginalia.api.routes import (
     answers,
     health,
@@ -25,6 +32,7 @@ from marginalia.api.routes import (
 )
 from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
+from marginalia.jobs.sweeper import sweeping
 from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
 
@@ -46,14 +54,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             log.info("refusal threshold %.4f from %s", answers["threshold"], answers["path"])
         else:
             log.warning("answers will be refused until calibrated: %s", answers["detail"])
-        recovered = await svc.jobs.recover_stale()
-        if recovered:
-            log.warning(
-                "marked %d stale job(s) as interrupted; resume them with POST /api/jobs/{id}/resume",
-                len(recovered),
-            )
         try:
-            yield
+            interval = (settings or svc.settings).jobs.sweep_interval_s
+            async with sweeping(svc.jobs, interval):
+                yield
         finally:
             if owned:
                 await svc.close()
@@ -76,6 +80,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app.add_middleware(
         RequestGuard, upload_limit_bytes=app_settings.ingest.max_upload_mb * 1024 * 1024
     )
+    app.add_middleware(
+        OriginGuard,
+        allowed_hosts=allowed_host_names(app_settings.allowed_hosts, app_settings.host),
+    )
     app.add_middleware(SecurityHeaders, script_hashes=hashes)
     return app
 
@@ -92,11 +100,13 @@ def _document_errors(app: FastAPI) -> None:
         spec = build()
         ref = {"$ref": "#/components/schemas/ErrorOut"}
         for operations in spec.get("paths", {}).values():
-            for operation in operations.values():
+            for method, operation in operations.items():
                 responses = operation.setdefault("responses", {})
-                codes = [("422", "Invalid request")]
+                codes = [("400", "Not an allowed Host"), ("422", "Invalid request")]
                 if "requestBody" in operation:
                     codes.append(("413", "Payload too large"))
+                if method.upper() in UNSAFE_METHODS:
+                    codes.append(("403", "A cross-origin request from a browser"))
                 for code, text in codes:
                     responses[code] = {
                         "description": text,

@@ -5,6 +5,10 @@ and text bodies, so NDJSON/SSE streams and uploads keep streaming):
   a Content-Security-Policy with ``frame-ancestors 'none'`` on every response that does
   not set its own (stored files set ``sandbox``, see ``routes/sources.py``). The web app's
   inline theme script is allowed by its hash, read from the built ``index.html``.
+* :class:`OriginGuard`: the Host header must name an allowed host (DNS rebinding), and
+  a POST/PUT/PATCH/DELETE from a browser must be same-origin (``Sec-Fetch-Site``
+  ``same-origin``/``none``, and an ``Origin`` equal to the host), closing CSRF; clients that
+  send neither header (the CLI, scripts, agents) are not browsers and pass.
 * :class:`RequestGuard`: a NUL character in the path, the query string, a header, a JSON
   body (any string or key) or a text body is refused with a 422 before a route runs
   (PostgreSQL cannot store NUL in text); a multipart body is counted while it streams in,
@@ -284,3 +288,73 @@ class RequestGuard:
                 raise
         if state["exceeded"] and not state["started"]:
             await send_error(send, 413, "payload_too_large", too_large)
+
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _host_name(host: str) -> str:
+    """``name[:port]`` or ``[v6][:port]`` → the name, lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _normal_authority(authority: str, scheme: str) -> str:
+    authority = authority.strip().lower()
+    port = _DEFAULT_PORTS.get(scheme)
+    if port and authority.endswith(":" + port):
+        authority = authority[: -len(port) - 1]
+    return authority
+
+
+def allowed_host_names(hosts: Iterable[str], bind: str) -> frozenset[str]:
+    names = {_host_name(h) if h.startswith("[") else h.strip().lower() for h in hosts}
+    if bind not in ("0.0.0.0", "::", ""):
+        names.add(bind.strip("[]").lower())
+    return frozenset(names)
+
+
+class OriginGuard:
+    def __init__(self, app: ASGIApp, allowed_hosts: frozenset[str]) -> None:
+        self.app = app
+        self.allowed_hosts = allowed_hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if _host_name(host) not in self.allowed_hosts:
+            await send_error(
+                send,
+                400,
+                "invalid_host",
+                f"this server does not answer for the host {host!r}; allowed: "
+                f"{', '.join(sorted(self.allowed_hosts))} (setting MARGINALIA_ALLOWED_HOSTS)",
+            )
+            return
+        if scope["method"] in UNSAFE_METHODS:
+            problem = self._cross_origin(headers, host, scope.get("scheme", "http"))
+            if problem:
+                await send_error(send, 403, "cross_origin_request", problem)
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _cross_origin(headers: dict[str, str], host: str, scheme: str) -> str | None:
+        site = headers.get("sec-fetch-site")
+        if site is not None and site not in ("same-origin", "none"):
+            return f"a {site} request may not change anything here (Sec-Fetch-Site)"
+        origin = headers.get("origin")
+        if origin is None:
+            return None
+        origin_scheme, _, authority = origin.partition("://")
+        if not authority or _normal_authority(authority, origin_scheme) != _normal_authority(
+            host, scheme
+        ):
+            return f"requests from {origin!r} may not change anything here (Origin)"
+        return None

@@ -10,6 +10,7 @@ from marginalia.config import Settings, get_settings
 from marginalia.jobs.backends import ARQ_FUNCTION
 from marginalia.jobs.registry import load_job_modules
 from marginalia.jobs.runner import run_job
+from marginalia.jobs.sweeper import sweeping
 from marginalia.runtime import open_runtime
 
 log = logging.getLogger(__name__)
@@ -20,12 +21,15 @@ async def _startup(ctx: dict[str, Any]) -> None:
     load_job_modules()
     runtime = await open_runtime(settings)
     ctx["runtime"] = runtime
-    recovered = await runtime.jobs.recover_stale()
-    if recovered:
-        log.warning("marked %d stale job(s) as interrupted", len(recovered))
+    sweeper = sweeping(runtime.jobs, settings.jobs.sweep_interval_s)
+    await sweeper.__aenter__()
+    ctx["sweeper"] = sweeper
 
 
 async def _shutdown(ctx: dict[str, Any]) -> None:
+    sweeper = ctx.get("sweeper")
+    if sweeper is not None:
+        await sweeper.__aexit__(None, None, None)
     runtime = ctx.get("runtime")
     if runtime is not None:
         await runtime.close()

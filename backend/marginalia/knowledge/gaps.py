@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from marginalia.knowledge.text import STOP_WORDS, normalize_whitespace
+from marginalia.knowledge.text import STOP_WORDS, normalize_whitespace, wordset
 
 GapKind = Literal[
     "contested_claim", "unsupported_claim", "unexplained_prerequisite", "single_source_concept"
@@ -54,6 +54,8 @@ class GapConcept:
     source_ids: tuple[str, ...]
     centrality: float = 0.0
     description: str | None = None
+    weight: float = 0.0
+    """its standing in the source(s) that discuss it (the heaviest link)."""
 
 
 @dataclass(frozen=True)
@@ -86,12 +88,28 @@ class Gap:
     evidence: Mapping[str, int] = field(default_factory=dict)
 
 
+_CUE_WORDS = wordset(
+    """show shows showed find finds found demonstrate demonstrates observe observed report
+    reports results result overall experiments propose present introduce section"""
+)
+
+
+_NEGATIONS = wordset("not no never nor without cannot none")
+
+
 def claim_topic(text: str, words: int = TOPIC_WORDS) -> str:
-    """A search topic from a claim: its first content words (stop words, citations and
-    numbers in brackets dropped)."""
-    text = re.sub(r"\[[^\]]*\]|\([^)]*\d{4}[^)]*\)", " ", text)
+    """A search topic from a claim: its first content words (stop words other than
+    negations, finding cues such as "we show", citations, section references and bare
+    numbers dropped)."""
+    text = re.sub(r"\[[^\]]*\]|\([^)]*\d{4}[^)]*\)|\(§[^)]*\)|§\s*\d+", " ", text)
     tokens = re.findall(r"[^\W_][\w\-']*", text)
-    kept = [t for t in tokens if t.casefold() not in STOP_WORDS]
+    kept = [
+        t
+        for t in tokens
+        if (t.casefold() not in STOP_WORDS or t.casefold() in _NEGATIONS)
+        and t.casefold() not in _CUE_WORDS
+        and not t.isdigit()
+    ]
     return " ".join(kept[:words])
 
 
@@ -128,7 +146,12 @@ def find_gaps(
     # claims: contested and unsupported
     offline_only = all(e.relation == OFFLINE_RELATION for c in claims for e in c.evidence)
     unsupported: list[Gap] = []
-    for claim in claims:
+    seen_texts: set[str] = set()
+    for claim in sorted(claims, key=lambda c: c.id):
+        key = normalize_whitespace(claim.text).casefold()
+        if key in seen_texts:
+            continue  # the same sentence extracted twice (abstract and body)
+        seen_texts.add(key)
         others = [e for e in claim.evidence if e.source_id != claim.source_id]
         counts: dict[str, int] = {}
         for e in others:
@@ -220,7 +243,7 @@ def find_gaps(
 
     # central concepts only one source discusses
     single = [c for c in concepts if len(set(c.source_ids)) == 1 and c.slug not in reported]
-    single.sort(key=lambda c: (-c.centrality, c.name.casefold(), c.slug))
+    single.sort(key=lambda c: (-c.centrality, -c.weight, c.name.casefold(), c.slug))
     for c in single[:max_single_source]:
         sid = c.source_ids[0]
         extra = context(c.slug)
@@ -235,7 +258,7 @@ def find_gaps(
                 detail=f"Only {source_titles.get(sid, 'one source')} discusses {c.name}.",
                 suggested_topic=topic,
                 queries=(topic,),
-                score=c.centrality,
+                score=c.centrality + c.weight / 1000,
                 concepts=(c.slug,),
                 source_ids=(sid,),
             )

@@ -3,6 +3,7 @@ one is configured), stored, read back (stale once the knowledge changed), steps 
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from marginalia.knowledge.concept_graph import ConceptEdge as PureConceptEdge
 from marginalia.knowledge.context import KnowledgeContext, require_workspace, resolve_llm
 from marginalia.knowledge.paths import PathSource, plan_learning_path
 from marginalia.knowledge.sentences import shown
+from marginalia.knowledge.text import display_text
 from marginalia.knowledge.views import (
     LearningPathView,
     PathConceptView,
@@ -24,16 +26,25 @@ from marginalia.knowledge.views import (
 from marginalia.llm.base import LLMProvider
 
 MIN_TAKEAWAY_WORDS = 8
+_OTHERS_WORK_RE = re.compile(
+    r"^(?:[A-Z][\w'’-]+(?: and [A-Z][\w'’-]+| et al\.)?\s*(?:\(\d{4}[a-z]?\)|\[\d+\]))"
+    r"|\blimitations?\b|\bfuture work\b",
+)
 
 
 def takeaways_of(candidates: Sequence[str | None]) -> list[str]:
-    """Prose sentences of at least :data:`MIN_TAKEAWAY_WORDS` words, in order, unique."""
+    """What a reader should take from a source: prose sentences (heading or "Results:" label
+    dropped) of at least :data:`MIN_TAKEAWAY_WORDS` words that state the source's own point —
+    not another paper's ("Smith et al. (2018) report …") and not a limitation — in order,
+    unique."""
     out: list[str] = []
-    for text in candidates:
-        if not text or len(text.split()) < MIN_TAKEAWAY_WORDS or not shown(text):
+    for raw in candidates:
+        if not raw or len(raw.split()) < MIN_TAKEAWAY_WORDS or not shown(raw):
             continue
-        if text not in out:
-            out.append(text)
+        text = display_text(raw)
+        if _OTHERS_WORK_RE.search(text) or text in out:
+            continue
+        out.append(text)
     return out
 
 

@@ -437,13 +437,15 @@ async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> Gaps
         await require_workspace(session, workspace_id)
         sources = await repo.workspace_sources(session, workspace_id)
         concepts = await repo.list_concepts(session, workspace_id)
-        links = await repo.source_concept_links(session, workspace_id)
+        weighted = await repo.source_concept_weights(session, workspace_id)
         edges = await repo.list_concept_edges(session, workspace_id)
         claims = await repo.claims_with_evidence(session, workspace_id)
     by_id = {c.id: c for c in concepts}
     discussed: dict[uuid.UUID, set[str]] = defaultdict(set)
-    for sid, cid in links:
+    weight: dict[uuid.UUID, float] = defaultdict(float)
+    for sid, cid, w in weighted:
         discussed[cid].add(str(sid))
+        weight[cid] = max(weight[cid], w)
     gap_concepts = [
         GapConcept(
             slug=c.slug,
@@ -452,6 +454,7 @@ async def workspace_gaps(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> Gaps
             source_ids=tuple(sorted(discussed.get(c.id, set()))),
             centrality=c.centrality or 0.0,
             description=c.description,
+            weight=weight.get(c.id, 0.0),
         )
         for c in concepts
         if discussed.get(c.id)

@@ -245,14 +245,25 @@ def dehyphenate(text: str, vocab: Set[str] | None = None) -> str:
 
 _LEADING_HEADING_RE = re.compile(
     r"^(?:(?:\d+(?:\.\d+)*\.?\s+)?(?:ABSTRACT|INTRODUCTION|BACKGROUND|MATERIALS AND METHODS|METHODS|"
-    r"RESULTS AND DISCUSSION|RESULTS|DISCUSSION|CONCLUSIONS?)\s+)(?=[A-Z][a-z]|[A-Z]+\s+[a-z])"
+    r"RESULTS AND DISCUSSION|RESULTS|DISCUSSION|CONCLUSIONS?)\s+"
+    r"|(?:Background|Objectives?|Aims?|Methods?|Results|Conclusions?|Findings|Purpose)\s*[:.]\s+"
+    r"|(?:Abstract|Introduction|Background)\s+(?=(?:We|This|In|The|Our|Recent|Most|Many)\b))"
+    r"(?=[A-Z][a-z]|[A-Z]+\s+[a-z])"
 )
+_INLINE_FOOTNOTE_RE = re.compile(r"(?<=[A-Za-z]),\d{1,2}(?=\s)")
 
 
 def display_text(text: str, vocab: Set[str] | None = None) -> str:
     """A passage's sentence as shown: one line, line-break hyphenation undone, a section
-    heading the PDF ran into its first sentence (``"RESULTS The …"``) dropped."""
-    return _LEADING_HEADING_RE.sub("", dehyphenate(normalize_whitespace(text), vocab))
+    heading or structured-abstract label the PDF ran into its first sentence
+    (``"RESULTS The …"``, ``"Objectives. Patient …"``) dropped, footnote marks after a word
+    (``"S2ORC,1 a corpus"``, ``"benchmark.1"``) dropped."""
+    text = _LEADING_HEADING_RE.sub("", dehyphenate(normalize_whitespace(text), vocab))
+    text = _INLINE_FOOTNOTE_RE.sub(",", text)
+    return _FOOTNOTE_END_RE.sub(r"\1", text)
+
+
+_FOOTNOTE_END_RE = re.compile(r"(?<=[a-z)\]])([.!?])(?:\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹⁰*†‡]+)$")
 
 
 _URL_RE = re.compile(r"https?://|www\.|\b[\w.-]+\.(?:org|com|edu|net|gov)/", re.IGNORECASE)
@@ -299,7 +310,7 @@ _HEADING_WORD_RE = re.compile(
     r"REFERENCES|ACKNOWLEDGE?MENTS?)\b|\bKeywords\b|\bR E S\b"
 )
 _LETTER_SPACED_RE = re.compile(r"(?:\b[A-Z]\s){3,}")
-_ENDS_SENTENCE_RE = re.compile(r"[.!?][\"'”’)\]]*$")
+_ENDS_SENTENCE_RE = re.compile(r"[.!?][\"'”’)\]]*(?:\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹⁰*†‡]+)?$")
 MAX_PROSE_CHARS = 450
 _BULLETS_RE = re.compile(r"(?:^|\s)-\s+\S")
 

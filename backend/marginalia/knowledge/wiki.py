@@ -103,7 +103,11 @@ def _clean(text: str) -> str:
 
 
 def _title(name: str) -> str:
-    return name[:1].upper() + name[1:] if name[:1].islower() else name
+    """Capitalise a lower-case name ("citation graph" → "Citation graph"); a name with any
+    capital ("arXiv", "SciBERT") is kept as written."""
+    if any(c.isupper() for c in name):
+        return name
+    return name[:1].upper() + name[1:]
 
 
 def write_concept_pages(
@@ -199,8 +203,12 @@ def reader_href(workspace_id: str, target: CitationTarget) -> str:
 
 
 def citation_label(target: CitationTarget, *, max_title: int = 60) -> str:
-    """``"SPECTER: Document-level …, p. 3"``: the source's title (shortened) and page."""
+    """``"SPECTER, p. 3"``: the source's title (its name before a colon when it has one,
+    else shortened) and page."""
     title = normalize_whitespace(target.title) or "untitled source"
+    head = title.split(":", 1)[0].strip()
+    if ":" in title and 3 <= len(head) <= 40:
+        title = head
     if len(title) > max_title:
         title = title[: max_title - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
     return f"{title}, p. {target.page}" if target.page is not None else title

@@ -1,0 +1,46 @@
+"""The stale-job sweeper: every ``jobs.sweep_interval_s`` the API process and every worker
+mark running jobs whose heartbeat stopped (their process died) as interrupted, so a job
+is resumable within a sweep of going stale, without waiting for a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Protocol
+
+log = logging.getLogger(__name__)
+
+
+class Sweeps(Protocol):
+    async def recover_stale(self) -> Sequence[object]: ...
+
+
+async def sweep_forever(jobs: Sweeps, interval_s: float) -> None:
+    while True:
+        try:
+            recovered = await jobs.recover_stale()
+            if recovered:
+                log.warning(
+                    "marked %d stale job(s) as interrupted; resume them with "
+                    "POST /api/jobs/{id}/resume or `marginalia jobs resume`",
+                    len(recovered),
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the database may be restarting: try again next sweep
+            log.exception("the stale-job sweep failed; retrying in %.0f s", interval_s)
+        await asyncio.sleep(interval_s)
+
+
+@contextlib.asynccontextmanager
+async def sweeping(jobs: Sweeps, interval_s: float) -> AsyncIterator[asyncio.Task[None]]:
+    """Run :func:`sweep_forever` while the block runs (the first sweep at once)."""
+    task = asyncio.create_task(sweep_forever(jobs, interval_s), name="marginalia-job-sweeper")
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
