@@ -43,7 +43,7 @@ for _var in ("DATABASE_URL", "MARGINALIA_DATABASE_URL", "REDIS_URL", "MARGINALIA
 os.environ["MARGINALIA_LLM__PROVIDER"] = "offline"
 
 from marginalia.config import get_settings  # noqa: E402
-from marginalia.knowledge import service  # noqa: E402
+from marginalia.knowledge import update as service  # noqa: E402
 from marginalia.knowledge.extraction import extract_offline  # noqa: E402
 from marginalia.knowledge.sentences import ChunkText  # noqa: E402
 from marginalia.runtime import open_runtime  # noqa: E402

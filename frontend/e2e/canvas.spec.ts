@@ -179,6 +179,40 @@ test('a wiki link navigates, a broken one is marked, backlinks are listed', asyn
   await expectAccessible(page, 'wiki page')
 })
 
+test('claims and evidence side by side, the contradiction map and gaps with "research this"', async ({ page, request }) => {
+  const claims: { id: string; evidence: { relation: string }[] }[] = await (await request.get(`/api/workspaces/${workspaceId}/claims`)).json()
+  const withEvidence = claims.filter((c) => c.evidence.length > 0)
+  expect(withEvidence.length, 'some claim has evidence in another source').toBeGreaterThan(0)
+  await page.goto(`/w/${workspaceId}/evidence`)
+  await expect(page.getByTestId('claim-row').first()).toBeVisible()
+  const judged = claims.some((c) => c.evidence.some((e) => e.relation !== 'related'))
+  if (!judged) {
+    await expect(page.getByTestId('evidence-offline')).toContainText('related')
+    await expect(page.getByTestId('contested-none')).toBeVisible()
+  }
+  const claim = withEvidence[0]!
+  await page.goto(`/w/${workspaceId}/evidence?claim=${claim.id}`)
+  const panel = page.getByTestId('claim-evidence')
+  await expect(panel.getByTestId('evidence-item')).toHaveCount(claim.evidence.length)
+  for (const r of ['supports', 'contradicts', 'qualifies', 'extends']) await expect(panel.getByTestId(`evidence-${r}`)).toBeVisible()
+  await expect(panel.getByTestId('evidence-quote').first()).toContainText(/“.{20,}/)
+  await expect(panel.getByTestId('evidence-read').first()).toHaveAttribute('href', /\/read\/[0-9a-f-]{36}\?page=\d+&chunk=\d+$/)
+
+  const gaps = await (await request.get(`/api/workspaces/${workspaceId}/gaps`)).json()
+  await expect(page.getByTestId('gap')).toHaveCount(Math.min(50, gaps.gaps.length))
+  await expectAccessible(page, 'evidence')
+  if (gaps.gaps.length) {
+    const before = (await (await request.get('/api/jobs?limit=500')).json()).filter((j: { kind: string; workspace_id: string }) => j.kind === 'research' && j.workspace_id === workspaceId).length
+    await page.getByTestId('gap-research').first().click()
+    await expect(page.getByTestId('gap-research').first()).toHaveText('Research started')
+    const after = (await (await request.get('/api/jobs?limit=500')).json()).filter((j: { kind: string; workspace_id: string }) => j.kind === 'research' && j.workspace_id === workspaceId)
+    expect(after.length).toBe(before + 1)
+    // The canvas follows the running job.
+    await page.goto(`/w/${workspaceId}/canvas`)
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
+  }
+})
+
 // On demand (E2E_SHOTS=1): the canvas light and dark, wide and narrow, into docs/screenshots/.
 test('canvas screenshots', async ({ browser }) => {
   test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
@@ -197,7 +231,7 @@ test('canvas screenshots', async ({ browser }) => {
       await page.screenshot({ path: `${SHOTS}/canvas-concept-${dark ? 'dark' : 'light'}-${size}.png` })
       const wiki: { slug: string; links: string[] }[] = await (await page.request.get(`/api/workspaces/${workspaceId}/wiki`)).json()
       const wikiSlug = (wiki.find((p) => p.links.length > 0) ?? wiki[0])?.slug ?? ''
-      for (const [view, url] of [['path', `/w/${workspaceId}/path`], ['wiki', `/w/${workspaceId}/wiki/${wikiSlug}`]]) {
+      for (const [view, url] of [['path', `/w/${workspaceId}/path`], ['wiki', `/w/${workspaceId}/wiki/${wikiSlug}`], ['evidence', `/w/${workspaceId}/evidence`]]) {
         await page.goto(url!)
         await page.waitForTimeout(800)
         await page.screenshot({ path: `${SHOTS}/${view}-${dark ? 'dark' : 'light'}-${size}.png` })

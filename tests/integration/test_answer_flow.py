@@ -454,8 +454,14 @@ async def test_follow_up_carries_history(corpus: Corpus, api: httpx.AsyncClient)
     assert [m["role"] for m in conv["messages"]] == ["user", "assistant"] * 2
     follow = conv["messages"][3]["answer"]
     assert follow["history_turns"] == 2
-    # the short, pronoun-led follow-up was searched with the previous question
-    assert follow["query"] == f"How is it evaluated? ({SPECTER_Q})"
+    # The question judged and scored is the follow-up as asked, never glued to the
+    # previous one; the previous question's terms form the history leg of retrieval.
+    assert follow["query"] == "How is it evaluated?"
+    leg = follow["trace"]["routing"]["history_leg"]
+    assert leg is not None and leg["query"].startswith("How is it evaluated? specter")
+    assert "citation" in leg["query"] and leg["weight"] > 0
+    # the resolved question found SPECTER's passages: they are in the numbered context
+    assert any(p["source_id"] == str(corpus.specter) for p in follow["passages"][:5])
 
 
 async def test_per_paper_ask_never_returns_another_paper(

@@ -167,3 +167,40 @@ async def test_ris_and_csl_json_exports_import_the_same(
     assert [r["reason"] for r in summary["attachments_refused"]] == ["outside_export_folder"]
     assert [f["reason"] for f in summary["failed"]] == ["no_title"]
     await _check_export_imported(services, workspace.id, export.outside_pdf)
+
+
+async def test_an_uploaded_pdf_fills_in_a_metadata_only_source(services: Runtime) -> None:
+    """The ingest pipeline (uploads, research) upgrades a metadata-only source in place
+    when a full document of the same work (here: the same DOI) arrives."""
+    from marginalia.ingest.metadata_only import store_metadata_only
+    from marginalia.ingest.pipeline import SourceMetadata, ingest_document
+    from marginalia.usecases.workspaces import create_workspace
+
+    ws = await create_workspace(services, name=f"upgrade-{uuid.uuid4().hex[:8]}")
+    record = SourceMetadata(
+        title="BERT: Pre-training of Deep Bidirectional Transformers", doi=BERT_DOI, year=2019
+    )
+    stored = await store_metadata_only(services, ws.id, record, name="bert")
+    again = await store_metadata_only(services, ws.id, record, name="bert")
+    assert stored.status == "created" and again.status == "duplicate"
+    assert again.source_id == stored.source_id
+    pdf = PDFS / "s2orc-acl2020.pdf"
+    outcome = await ingest_document(
+        services,
+        ws.id,
+        data=pdf.read_bytes(),
+        filename=pdf.name,
+        content_type="application/pdf",
+        metadata=SourceMetadata(doi=BERT_DOI),
+    )
+    assert outcome.status == "created" and outcome.upgraded
+    assert outcome.source_id == stored.source_id and outcome.chunks > 10
+    sources = await _sources(services, ws.id)
+    assert len(sources) == 1
+    (source,) = sources.values()
+    assert source.kind == "pdf" and source.year == 2019 and source.title.startswith("BERT")
+    # The same bytes again are a plain duplicate now.
+    twice = await ingest_document(
+        services, ws.id, data=pdf.read_bytes(), filename=pdf.name, content_type="application/pdf"
+    )
+    assert twice.status == "duplicate" and twice.source_id == stored.source_id

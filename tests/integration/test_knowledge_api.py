@@ -194,6 +194,11 @@ class ScriptedModel:
                         title="BERT",
                         body_markdown="BERT is compressed by [[model-compression]].",
                     ),
+                    WikiPageEdit(  # a refusal is never stored as a page
+                        slug="refused",
+                        title="Refused",
+                        body_markdown="I'm sorry, but I cannot write this page from the passages.",
+                    ),
                 ]
             )
         elif schema is PathAnnotation:
@@ -248,7 +253,7 @@ async def test_llm_paths(services: Runtime, shared_data: Path) -> None:
         assert any(e.evidence and e.evidence.startswith("parent stated") for e in edges)
 
         pages = {p.slug for p in await read.list_wiki_pages(services, ws.id)}
-        assert {"model-compression", "bert"} <= pages
+        assert {"model-compression", "bert"} <= pages and "refused" not in pages
         page = await read.get_wiki_page(services, ws.id, "model-compression")
         assert "[[no-such-page]]" not in page.body and set(extract_links(page.body)) <= pages
         assert page.revisions == page.revision >= 2

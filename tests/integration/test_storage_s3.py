@@ -51,7 +51,9 @@ async def test_upload_download_and_delete_through_the_bucket(
     assert isinstance(s3_runtime.files, S3FileStore)
     app = create_app(s3_runtime.settings, runtime=s3_runtime)
     app.state.runtime = s3_runtime
+    # Bytes no other test stores: a file another source uses is kept when this one goes.
     pdf = (shared_data / "pdfs" / "trauma-bmc2010.pdf").read_bytes()
+    pdf += f"\n% only in this test: {uuid.uuid4()}\n".encode()
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         ws = (await client.post("/api/workspaces", json={"name": "on s3"})).json()

@@ -8,7 +8,13 @@ import numpy as np
 
 from marginalia.answer import offline
 from marginalia.answer.quotes import validate_claims
-from marginalia.answer.routing import expand_query, wiki_passage_text
+from marginalia.answer.routing import (
+    expand_query,
+    fuse_history,
+    history_terms,
+    is_follow_up,
+    wiki_passage_text,
+)
 from marginalia.answer.schemas import Passage
 from marginalia.answer.streaming import source_entry, token_pieces
 from marginalia.llm import ChatMessage
@@ -28,6 +34,34 @@ def test_follow_up_expansion() -> None:
     standalone = "Which risk factors predict venous thromboembolism after pelvic trauma surgery?"
     assert expand_query(standalone, history) == standalone
     assert expand_query("What about its evaluation?", None) == "What about its evaluation?"
+
+
+def test_history_terms_resolve_a_follow_up_without_gluing() -> None:
+    history = [
+        ChatMessage(role="user", content="How does SPECTER use the citation graph?"),
+        ChatMessage(role="assistant", content="It uses citations as a training signal [1]."),
+    ]
+    assert is_follow_up("And how many of those triplets?", history)
+    assert not is_follow_up("And how many of those triplets?", None)
+    terms = history_terms("What about its evaluation?", history)
+    assert terms is not None and terms.split()[0] == "specter"
+    assert "citation" in terms and "graph" in terms and "evaluation" not in terms
+    standalone = "Which risk factors predict venous thromboembolism after pelvic trauma surgery?"
+    assert history_terms(standalone, history) is None
+
+
+def test_the_history_leg_is_fused_with_the_question() -> None:
+    class H:
+        def __init__(self, chunk_id: int) -> None:
+            self.chunk_id = chunk_id
+
+    main = [H(1), H(2), H(3)]
+    hist = [H(9), H(3), H(8)]
+    fused = [h.chunk_id for h in fuse_history(main, hist, 4)]
+    # 3 is in both; at equal rank the question's own hit goes before the history leg's
+    assert fused[0] == 3 and fused.index(1) < fused.index(9)
+    assert [h.chunk_id for h in fuse_history([H(20), H(1)], [H(10), H(2)], 4)][:2] == [20, 10]
+    assert len(fused) == 4
 
 
 def test_wiki_text_drops_markers_and_link_brackets() -> None:

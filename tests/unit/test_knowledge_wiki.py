@@ -128,3 +128,13 @@ def test_mentions_of_other_pages_are_linked_once() -> None:
     assert "[[specter" not in out  # never to itself
     assert "SPECTER uses SciBERT." in out  # only sentence lines
     assert "[source:a#1]" in out and set(extract_links(out)) == {"scibert", "citation-graph"}
+
+
+def test_refusals_are_not_pages() -> None:
+    from marginalia.knowledge.wiki import looks_like_refusal
+
+    assert looks_like_refusal("# X\n\nI'm sorry, but I cannot answer from these passages.")
+    assert looks_like_refusal("Unfortunately, the passages do not say. Not enough information.")
+    assert looks_like_refusal("There is not enough information in the sources to write this.")
+    assert not looks_like_refusal("BERT is compressed by [[model-compression]].")
+    assert not looks_like_refusal("Sorry scores are low [source:abc#1].")  # it cites

@@ -6,8 +6,15 @@ When the best wiki page of the workspace is at least ``retrieval.wiki_first_thre
 Per-paper questions (``source_id`` set) never use the wiki — a page spans the workspace —
 so their context holds only that paper's chunks (hybrid retrieval is scoped to the source and filters by it again).
 
-A short or pronoun-led follow-up is expanded with the previous user question (see
-:func:`expand_query`) before anything is searched.
+A follow-up is resolved against the conversation without touching the question the
+answer is judged on: for a short or pronoun-led follow-up, the previous user turns'
+salient terms (:func:`history_terms`) form a second query, ``"<question> <terms>"``,
+retrieved as its own leg and fused with the question's own ranking by weighted
+reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k = :data:`HISTORY_RRF_K`, ties
+to the question's ranking).
+The question itself is what the answer records and what the gate's question features
+(named terms, answer type, focus terms) read; the sentences' support for a follow-up is
+scored against the resolved query, so that "Why might that be?" can find its sentence.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from marginalia.answer import repository as repo
+from marginalia.answer.gate import salient_terms
 from marginalia.answer.schemas import Passage, Route
 from marginalia.errors import NotFoundError
 from marginalia.knowledge.text import content_tokens, wordset
@@ -30,6 +38,15 @@ from marginalia.retrieval.hybrid import RetrievalContext
 
 #: A follow-up with at most this many content words is expanded with the previous question.
 SHORT_FOLLOW_UP_WORDS = 4
+#: The history leg's weight in the fusion with the question's own ranking (1.0); ties go
+#: to the question's own ranking. Fitted on dev.jsonl's 11 follow-ups (recall@8 of the
+#: follow-ups: 6/11 at 0.5, 10/11 at 1.0 and at 2.0; docs/EVAL.md).
+HISTORY_LEG_WEIGHT = 1.0
+HISTORY_RRF_K = 60
+#: Previous user turns whose terms a follow-up's history leg searches with.
+HISTORY_TURNS = 2
+#: At most this many terms from the history (salient names first, then content words).
+HISTORY_TERMS = 12
 _ANAPHORA = wordset(
     "it its this that these those they them their theirs he she his her former latter above same"
 )
@@ -65,6 +82,9 @@ class Context:
     scope: Scope
     wiki_similarity: float | None
     trace: dict[str, Any] = field(default_factory=dict)
+    #: A follow-up's resolved query and its vector (the history leg), else None.
+    resolved_query: str | None = None
+    resolved_vector: np.ndarray | None = None
 
 
 def expand_query(question: str, history: Sequence[ChatMessage] | None) -> str:
@@ -83,6 +103,47 @@ def expand_query(question: str, history: Sequence[ChatMessage] | None) -> str:
     if short or any(w in _ANAPHORA for w in words):
         return f"{question} ({' '.join(previous.split())})"
     return question
+
+
+def is_follow_up(question: str, history: Sequence[ChatMessage] | None) -> bool:
+    """A question that leans on the conversation: short (≤ :data:`SHORT_FOLLOW_UP_WORDS`
+    content words) or with an anaphoric word ("it", "this", "those", …), after a turn."""
+    if not any(m.role == "user" for m in history or []):
+        return False
+    words = re.findall(r"[^\W_]+", question.casefold())
+    short = len(content_tokens(question)) <= SHORT_FOLLOW_UP_WORDS
+    return short or any(w in _ANAPHORA for w in words)
+
+
+def history_terms(question: str, history: Sequence[ChatMessage] | None) -> str | None:
+    """The previous user turns' salient terms for a follow-up's history leg (None when
+    ``question`` is not a follow-up): the named things and content words of the last
+    :data:`HISTORY_TURNS` user questions, most recent first, without those the question
+    already has."""
+    if not is_follow_up(question, history):
+        return None
+    own = set(content_tokens(question)) | set(salient_terms(question))
+    previous = [m.content for m in reversed(history or []) if m.role == "user"]
+    previous = [q for q in previous if q.strip() != question.strip()][:HISTORY_TURNS]
+    terms: list[str] = []
+    for text in previous:
+        for term in [*salient_terms(text), *content_tokens(text)]:
+            if term not in own and term not in terms:
+                terms.append(term)
+    return " ".join(terms[:HISTORY_TERMS]) or None
+
+
+def fuse_history(main: Sequence[Any], history: Sequence[Any], k: int) -> list[Any]:
+    """The question's hits and the history leg's hits by weighted reciprocal rank."""
+    score: dict[int, float] = {}
+    hit_of: dict[int, Any] = {}
+    for weight, hits in ((1.0, main), (HISTORY_LEG_WEIGHT, history)):
+        for rank, hit in enumerate(hits, 1):
+            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + weight / (HISTORY_RRF_K + rank)
+            hit_of.setdefault(hit.chunk_id, hit)
+    own = {hit.chunk_id: rank for rank, hit in enumerate(main, 1)}
+    order = sorted(score, key=lambda c: (-score[c], own.get(c, len(own) + 1), c))
+    return [hit_of[c] for c in order[:k]]
 
 
 def document_name(title: str | None, file_name: str | None, url: str | None, sid: Any) -> str:
@@ -138,8 +199,10 @@ async def build_context(
     query: str,
     scope: Scope,
     source_id: uuid.UUID | None = None,
+    history_query: str | None = None,
 ) -> Context:
-    """Route ``query`` (wiki-first, else hybrid) and number the passages from 1."""
+    """Route ``query`` (wiki-first, else hybrid) and number the passages from 1;
+    ``history_query`` (a follow-up's resolved query) adds the history leg."""
     threshold = ctx.settings.retrieval.wiki_first_threshold
     sizes = ctx.settings.answer
     query_vector = await ctx.embedder.embed_query(query)
@@ -156,6 +219,26 @@ async def build_context(
         k=sizes.wiki_chunks if use_wiki else sizes.hybrid_chunks,
         query_vector=query_vector,
     )
+    k = sizes.wiki_chunks if use_wiki else sizes.hybrid_chunks
+    hits = list(result.hits)
+    history_trace: dict[str, Any] | None = None
+    resolved_vector: np.ndarray | None = None
+    if history_query:
+        resolved_vector = await ctx.embedder.embed_query(history_query)
+        resolved = await hybrid_search(
+            ctx,
+            workspace_id=workspace_id,
+            query=history_query,
+            source_id=source_id,
+            k=k,
+            query_vector=resolved_vector,
+        )
+        hits = fuse_history(result.hits, resolved.hits, k)
+        history_trace = {
+            "query": history_query,
+            "weight": HISTORY_LEG_WEIGHT,
+            "hits": [h.chunk_id for h in resolved.hits],
+        }
     passages: list[Passage] = []
     if use_wiki and wiki is not None:
         slug, title, body, similarity = wiki
@@ -171,9 +254,9 @@ async def build_context(
             )
         )
     async with ctx.db.session() as session:
-        rows = await repo.source_names(session, sorted({h.source_id for h in result.hits}))
+        rows = await repo.source_names(session, sorted({h.source_id for h in hits}))
     names = {sid: document_name(title, file_name, url, sid) for sid, title, file_name, url in rows}
-    for hit in result.hits:
+    for hit in hits:
         if source_id is not None and hit.source_id != source_id:  # never (hybrid filters)
             continue
         passages.append(
@@ -198,6 +281,7 @@ async def build_context(
         "best_wiki_page": None if wiki is None else {"slug": wiki[0], "similarity": wiki[3]},
         "wiki_considered": source_id is None,
         "chunks": len(passages) - (1 if use_wiki else 0),
+        "history_leg": history_trace,
     }
     return Context(
         query=query,
@@ -207,4 +291,6 @@ async def build_context(
         scope=scope,
         wiki_similarity=None if wiki is None else wiki[3],
         trace=trace,
+        resolved_query=history_query,
+        resolved_vector=resolved_vector,
     )

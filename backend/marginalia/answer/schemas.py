@@ -93,8 +93,8 @@ class Answer(BaseModel):
     """
 
     question: str
-    # The text retrieval and scoring ran on: the question, expanded with the previous
-    # user question's terms when it is a short or pronoun-led follow-up.
+    # The text sentence scoring and the gate ran on: the question as asked (a follow-up's
+    # history leg is in trace["routing"]["history_leg"]).
     query: str
     text: str = ""
     claims: list[AnswerClaim] = Field(default_factory=list)

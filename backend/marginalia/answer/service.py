@@ -22,7 +22,7 @@ from marginalia.answer import gate, offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
 from marginalia.answer.quotes import lead_line, render_answer_text, validate_claims
-from marginalia.answer.routing import Context, Scope, build_context, expand_query, load_scope
+from marginalia.answer.routing import Context, Scope, build_context, history_terms, load_scope
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.answer.synthesis import synthesize_claims
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
@@ -48,10 +48,19 @@ async def retrieve(
     checked by :func:`marginalia.usecases.ask.prepare` (the one place that does)."""
     if scope is None:
         scope = await load_scope(ctx, workspace_id, source_id)
-    query = expand_query(question, history)
     return await build_context(
-        ctx, workspace_id=workspace_id, query=query, scope=scope, source_id=source_id
+        ctx,
+        workspace_id=workspace_id,
+        query=question,
+        scope=scope,
+        source_id=source_id,
+        history_query=_history_query(question, history),
     )
+
+
+def _history_query(question: str, history: list[ChatMessage] | None) -> str | None:
+    terms = history_terms(question, history)
+    return f"{question} {terms}" if terms else None
 
 
 def _searched(ctx: Context) -> str:
@@ -101,9 +110,14 @@ async def answer_from_context(
     deadline = Deadline.after(ctx.settings.llm.answer_deadline_s)
     if not score_only and calibration is None:
         calibration = load_calibration(settings=ctx.settings)
+    resolved = context.resolved_query is not None and context.resolved_vector is not None
     scored = await offline.score_sentences(
-        query=context.query,
-        query_vector=context.query_vector,
+        query=context.resolved_query if resolved and context.resolved_query else context.query,
+        query_vector=(
+            context.resolved_vector
+            if resolved and context.resolved_vector is not None
+            else context.query_vector
+        ),
         passages=context.passages,
         embedder=ctx.embedder,
         lexer=offline.pg_lexer(ctx.db),

@@ -102,14 +102,29 @@ def source_markdown(note: SourceNote, wiki_slugs: set[str]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def wiki_markdown(page: WikiNote, source_names: Mapping[str, str]) -> str:
+def short_label(note: SourceNote) -> str:
+    """``Cohan et al. 2020`` (or the title's first words without authors)."""
+    if note.authors:
+        last = note.authors[0].split()[-1]
+        who = last + (" et al." if len(note.authors) > 2 else "")
+        if len(note.authors) == 2:
+            who = f"{last} & {note.authors[1].split()[-1]}"
+        return f"{who} {note.year}" if note.year else who
+    words = note.title.split()
+    return " ".join(words[:5]) + ("…" if len(words) > 5 else "")
+
+
+def wiki_markdown(
+    page: WikiNote, source_names: Mapping[str, str], labels: Mapping[str, str] | None = None
+) -> str:
     def link(match: re.Match[str]) -> str:
         source_id, chunk = match.group(1), match.group(2)
         name = source_names.get(source_id)
         if name is None:
             return ""
         page_no = page.pages.get((source_id, int(chunk))) if chunk else None
-        label = f"{name}, p. {page_no}" if page_no else name
+        short = (labels or {}).get(source_id, name)
+        label = f"{short}, p. {page_no}" if page_no else short
         return f"([[{name}|{label}]])"
 
     body = _CITATION_RE.sub(link, page.body_raw).strip()
@@ -125,11 +140,12 @@ def vault(
     taken = {p.slug.lower() for p in wiki}
     names = {s.id: note_name(s.title, taken) for s in sources}
     slugs = {p.slug for p in wiki}
+    labels = {s.id: short_label(s) for s in sources}
     files: dict[str, str] = {}
     for s in sources:
         files[f"Sources/{names[s.id]}.md"] = source_markdown(s, slugs)
     for p in wiki:
-        files[f"Wiki/{p.slug}.md"] = wiki_markdown(p, names)
+        files[f"Wiki/{p.slug}.md"] = wiki_markdown(p, names, labels)
     index = [f"# {workspace}", "", f"{len(sources)} sources, {len(wiki)} wiki pages.", ""]
     if wiki:
         index += ["## Wiki", "", *(f"- [[{p.slug}|{p.title}]]" for p in wiki), ""]

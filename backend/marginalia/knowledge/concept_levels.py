@@ -40,27 +40,34 @@ _OWN_BEFORE = r"\b(?:our|the proposed|a new|a novel)\s+"
 _CITATION_AFTER = r"\s*(?:\([^()]{0,60}?(?:et al\.?|\d{4}[a-z]?)[^()]{0,20}\)|\[\d[\d,;\s\-–]*\])"
 
 
-def _pattern(form: str, suffix: str = "") -> re.Pattern[str]:
-    words = [re.escape(w) for w in re.split(r"[\s\-]+", form) if w]
-    return re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"s?(?!\w)" + suffix, re.IGNORECASE)
+def _alternation(forms: Iterable[str]) -> str:
+    """One regex matching any of the forms (case-insensitively; spaces or hyphens between
+    words, an optional plural ``s``)."""
+    alts: dict[str, str] = {}
+    for form in forms:
+        words = [re.escape(w) for w in re.split(r"[\s\-]+", form) if w]
+        if words:
+            alts.setdefault(form.casefold(), r"[\s\-]+".join(words))
+    return "(?:" + "|".join(sorted(alts.values())) + ")" if alts else "(?!)"
 
 
 def is_cited(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
     """Whether a form of the concept is followed by a citation somewhere in the text."""
-    pats = [_pattern(f, _CITATION_AFTER) for f in forms if f.strip()]
-    return any(p.search(s.text) for s in sentences if s.origin != "title" for p in pats)
+    pat = re.compile(
+        r"(?<!\w)" + _alternation(forms) + r"s?(?!\w)" + _CITATION_AFTER, re.IGNORECASE
+    )
+    return any(pat.search(s.text) for s in sentences if s.origin != "title")
 
 
 def is_introduced(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
     """Whether the title names the concept, or an abstract/body sentence introduces it."""
-    pats = [_pattern(f) for f in forms if f.strip()]
-    own = [re.compile(_OWN_BEFORE + p.pattern, re.IGNORECASE) for p in pats]
+    alt = _alternation(forms)
+    mention = re.compile(r"(?<!\w)" + alt + r"s?(?!\w)", re.IGNORECASE)
+    own = re.compile(_OWN_BEFORE + alt + r"s?(?!\w)", re.IGNORECASE)
     for s in sentences:
-        if not any(p.search(s.text) for p in pats):
+        if not mention.search(s.text):
             continue
-        if s.origin == "title" or _INTRODUCE_RE.search(s.text):
-            return True
-        if any(p.search(s.text) for p in own):
+        if s.origin == "title" or _INTRODUCE_RE.search(s.text) or own.search(s.text):
             return True
     return False
 
@@ -72,10 +79,9 @@ def provisional_level(
     df = background.doc_freq(key)
     if df >= FOUNDATIONAL_BACKGROUND_DF:
         return 0
-    if (
-        df < OWN_MAX_BACKGROUND_DF
-        and not is_cited(forms, sentences)
-        and is_introduced(forms, sentences)
-    ):
+    if df >= OWN_MAX_BACKGROUND_DF:
+        return 1
+    forms = list(forms)
+    if is_introduced(forms, sentences) and not is_cited(forms, sentences):
         return 2
     return 1

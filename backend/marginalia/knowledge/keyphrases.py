@@ -393,7 +393,7 @@ def _definition(name: str, long: str | None, sentences: Sequence[SourceSentence]
     forms = [name] + ([long] if long else [])
     pats = [
         re.compile(t.format(c=r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", f))), _I)
-        for f in forms
+        for f in dict.fromkeys(forms)
         for t in _DEFINITION_TEMPLATES
     ]
     for sent in sentences:

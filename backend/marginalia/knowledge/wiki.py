@@ -280,3 +280,20 @@ def link_mentions(body: str, targets: Sequence[WikiConcept], self_slug: str) -> 
                 break
         lines[i] = line
     return "\n".join(lines)
+
+
+_REFUSAL_RE = re.compile(
+    r"^\W*(?:i(?:'m| am) sorry|sorry\b|i (?:cannot|can't|can not|am unable|'m unable|do not have|"
+    r"don't have)|as an ai\b|unfortunately,? (?:i|there is not|the (?:passages|sources)))|"
+    r"\b(?:not enough (?:information|evidence|context)|insufficient (?:information|evidence))\b",
+    re.IGNORECASE,
+)
+
+
+def looks_like_refusal(body: str) -> bool:
+    """A model's refusal or apology instead of a page: it cites nothing and its text opens
+    with (or states) that it cannot answer. Such text is never stored as a page."""
+    if extract_citations(body):
+        return False
+    text = re.sub(r"^#.*$", "", body, flags=re.MULTILINE).strip()
+    return bool(_REFUSAL_RE.search(text[:400]))

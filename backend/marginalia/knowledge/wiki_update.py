@@ -34,6 +34,7 @@ from marginalia.knowledge.wiki import (
     extract_links,
     is_named_entity,
     link_mentions,
+    looks_like_refusal,
     write_concept_pages,
 )
 from marginalia.llm.base import LLMProvider
@@ -328,7 +329,9 @@ async def llm_wiki(
     plan = await llmx.plan_wiki_edits(provider, prompt)
     if plan is None or not plan.pages:
         return None
-    edits = [(slugify(p.slug), p) for p in plan.pages]
+    edits = [(slugify(p.slug), p) for p in plan.pages if not looks_like_refusal(p.body_markdown)]
+    if not edits:
+        return None
     vectors = await embed_leads(
         embedder, [f"{p.title}\n{_plain(p.body_markdown)}" for _, p in edits]
     )

@@ -34,6 +34,10 @@ export const router = createBrowserRouter([
             lazy: async () => ({ Component: (await import('../views/path/PathView')).PathView }),
           },
           {
+            path: 'evidence',
+            lazy: async () => ({ Component: (await import('../views/evidence/EvidenceView')).EvidencePage }),
+          },
+          {
             path: 'wiki/:slug?',
             lazy: async () => ({ Component: (await import('../views/wiki/WikiPage')).WikiView }),
           },

@@ -68,8 +68,12 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   useEffect(() => {
     if (!graph) return
     let cancelled = false
+    performance.mark('canvas-layout-start')
     layoutGraph(graph, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
-      .then((l) => !cancelled && setLayout(l))
+      .then((l) => {
+        performance.mark('canvas-layout-end')
+        if (!cancelled) setLayout(l)
+      })
       .catch((e: unknown) => !cancelled && setLayoutError(e instanceof Error ? e.message : String(e)))
     return () => {
       cancelled = true

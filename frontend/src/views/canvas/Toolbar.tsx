@@ -16,6 +16,11 @@ export function Toolbar(props: { graph: Graph | null; filters: Filters; setFilte
   const [notFound, setNotFound] = useState(false)
   const listId = useId()
   const labels = useMemo(() => (graph ? graph.nodes.map((n) => ({ id: n.id, label: nodeLabel(n.data) })) : []), [graph])
+  // Suggestions only for what is typed (a datalist of thousands of nodes costs a long main-thread task).
+  const suggestions = useMemo(() => {
+    const q = query.trim().toLowerCase()
+    return q.length < 2 ? [] : labels.filter((l) => l.label.toLowerCase().includes(q)).slice(0, 30)
+  }, [labels, query])
   const submit = (e: FormEvent) => {
     e.preventDefault()
     const q = query.trim().toLowerCase()
@@ -44,7 +49,7 @@ export function Toolbar(props: { graph: Graph | null; filters: Filters; setFilte
           className="h-8 w-full min-w-0 max-w-sm rounded-md border border-stone-300 bg-white px-2 text-sm dark:border-stone-600 dark:bg-stone-900"
         />
         <datalist id={listId}>
-          {labels.slice(0, 2000).map((l) => (
+          {suggestions.map((l) => (
             <option key={l.id} value={l.label} />
           ))}
         </datalist>

@@ -9,6 +9,7 @@ const tabs = [
   { to: 'canvas', label: 'Canvas' },
   { to: 'path', label: 'Learning path' },
   { to: 'wiki', label: 'Wiki' },
+  { to: 'evidence', label: 'Evidence' },
 ]
 
 export function WorkspaceLayout() {

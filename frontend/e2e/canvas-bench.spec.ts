@@ -1,0 +1,181 @@
+// On demand (E2E_BENCH=1, `make web-bench`-style): the canvas on generated graphs of 200,
+// 1,000 and 2,000 nodes (the graph endpoint answered by the test): layout time in the
+// worker, the longest main-thread task while laying out, frames per second while panning
+// at 1,000 nodes. Writes frontend/test-results/canvas-bench.json and prints a table.
+import { expect, test, type Page } from '@playwright/test'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import path from 'node:path'
+
+function rng(seed: number) {
+  let s = seed >>> 0
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0
+    return s / 2 ** 32
+  }
+}
+
+/** A workspace-like graph: ~25% sources, concepts on three levels, in components of 10–200 nodes. */
+export function generateGraph(n: number, seed = 7) {
+  const r = rng(seed)
+  const nodes: { id: string; type: string; label: string; level?: number; cluster_id?: string | null; data: Record<string, unknown> }[] = []
+  const edges: { id: string; source: string; target: string; type: string; weight: number }[] = []
+  let made = 0
+  let comp = 0
+  while (made < n) {
+    const size = Math.min(n - made, 10 + Math.floor(r() * 190))
+    const sources = Math.max(1, Math.round(size * 0.25))
+    const concepts = size - sources
+    const byLevel: string[][] = [[], [], []]
+    for (let i = 0; i < concepts; i++) {
+      const level = i < concepts * 0.3 ? 0 : i < concepts * 0.7 ? 1 : 2
+      const id = `concept:c${comp}-${i}`
+      nodes.push({ id, type: 'concept', label: `concept ${comp}.${i}`, level, data: { sources: 1 + Math.floor(r() * 5) } })
+      if (level > 0 && byLevel[level - 1]!.length) {
+        const parents = byLevel[level - 1]!
+        const p = parents[Math.floor(r() * parents.length)]!
+        edges.push({ id: `prerequisite:${p}:${id}`, source: p, target: id, type: r() < 0.7 ? 'prerequisite' : 'specialization', weight: 1 })
+      }
+      byLevel[level]!.push(id)
+    }
+    const all = byLevel.flat()
+    for (let i = 0; i < sources; i++) {
+      const id = `source:00000000-0000-4000-8000-${String(comp).padStart(4, '0')}${String(i).padStart(8, '0')}`
+      nodes.push({ id, type: 'source', label: `Generated paper ${comp}.${i} on a topic`, data: { year: 2010 + Math.floor(r() * 15), quality: 40 + r() * 50 } })
+      const k = Math.min(all.length, 2 + Math.floor(r() * 3))
+      const seen = new Set<string>()
+      for (let j = 0; j < k; j++) {
+        const c = all[Math.floor(r() * all.length)]!
+        if (seen.has(c)) continue
+        seen.add(c)
+        edges.push({ id: `discusses:${id}:${c}`, source: id, target: c, type: 'discusses', weight: 1 })
+      }
+      if (all.length === 0 && i > 0) edges.push({ id: `similar:${id}`, source: nodes[nodes.length - 2]!.id, target: id, type: 'similar', weight: 1 })
+    }
+    made += size
+    comp++
+  }
+  return { nodes, edges }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+async function openWithGraph(page: Page, workspaceId: string, graph: unknown) {
+  await page.route(`**/api/workspaces/${workspaceId}/graph**`, (route) => route.fulfill({ json: graph }))
+  await page.addInitScript(() => {
+    const w = window as unknown as { __long: { start: number; duration: number }[] }
+    w.__long = []
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__long.push({ start: e.startTime, duration: e.duration })
+    }).observe({ type: 'longtask', buffered: true })
+  })
+  await page.goto(`/w/${workspaceId}/canvas`)
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready', { timeout: 120_000 })
+  await page.waitForTimeout(1500)
+  return page.evaluate(() => {
+    const w = window as unknown as { __long: { start: number; duration: number }[] }
+    const start = performance.getEntriesByName('canvas-layout-start').at(-1)?.startTime ?? 0
+    const end = performance.getEntriesByName('canvas-layout-end').at(-1)?.startTime ?? 0
+    const during = w.__long.filter((t) => t.start + t.duration > start && t.start < end)
+    const el = document.querySelector('[data-testid="canvas"]') as HTMLElement
+    return {
+      layoutMs: end - start,
+      longestDuringLayout: Math.max(0, ...during.map((t) => t.duration)),
+      longestOverall: Math.max(0, ...w.__long.map((t) => t.duration)),
+      laidOut: Number(el.dataset.layoutLaidOut),
+      fallback: Number(el.dataset.layoutFallback),
+      components: Number(el.dataset.components),
+      rendered: document.querySelectorAll('.react-flow__node').length,
+    }
+  })
+}
+
+async function panFps(page: Page, zoom: number | null): Promise<number> {
+  if (zoom !== null) {
+    await page.evaluate(() => window.scrollTo(0, 0))
+    await page.getByRole('button', { name: /zoom in/i }).waitFor()
+    // React Flow's zoom: wheel over the pane until the zoom level is reached.
+    for (let i = 0; i < 40; i++) {
+      const z = await page.evaluate(() => {
+        const t = getComputedStyle(document.querySelector('.react-flow__viewport')!).transform
+        return new DOMMatrix(t).a
+      })
+      if (z >= zoom) break
+      await page.getByRole('button', { name: /zoom in/i }).click()
+    }
+  }
+  const box = (await page.locator('.react-flow__pane').boundingBox())!
+  const cx = box.x + box.width / 2
+  const cy = box.y + box.height / 2
+  await page.evaluate(() => {
+    const w = window as unknown as { __frames: number; __stop: boolean }
+    w.__frames = 0
+    w.__stop = false
+    const tick = () => {
+      w.__frames++
+      if (!w.__stop) requestAnimationFrame(tick)
+    }
+    requestAnimationFrame(tick)
+  })
+  const t0 = Date.now()
+  await page.mouse.move(cx, cy)
+  await page.mouse.down()
+  for (let i = 0; i < 120; i++) {
+    const a = (i / 120) * Math.PI * 4
+    await page.mouse.move(cx + Math.cos(a) * box.width * 0.3, cy + Math.sin(a) * box.height * 0.3)
+  }
+  await page.mouse.up()
+  const seconds = (Date.now() - t0) / 1000
+  const frames = await page.evaluate(() => {
+    const w = window as unknown as { __frames: number; __stop: boolean }
+    w.__stop = true
+    return w.__frames
+  })
+  return frames / seconds
+}
+
+test('canvas benchmark: layout time, longest main-thread task, panning FPS', async ({ browser, request }) => {
+  test.skip(!process.env.E2E_BENCH, 'benchmarks on demand')
+  test.setTimeout(1_200_000)
+  const ws = await (await request.post('/api/workspaces', { data: { name: 'Bench', description: 'generated graphs' } })).json()
+  const rows: Record<string, unknown>[] = []
+  for (const n of [200, 1000, 2000]) {
+    const graph = generateGraph(n)
+    const runs: Record<string, number | null>[] = []
+    for (let i = 0; i < 3; i++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } }) // fresh localStorage: no cached layout
+      const page = await context.newPage()
+      const r = await openWithGraph(page, ws.id, graph)
+      let fpsFit: number | null = null
+      let fpsZoom1: number | null = null
+      if (n === 1000) {
+        fpsFit = await panFps(page, null)
+        fpsZoom1 = await panFps(page, 1)
+      }
+      runs.push({ ...r, fpsFit, fpsZoom1 })
+      await context.close()
+    }
+    const pick = (k: string) => median(runs.map((x) => x[k]).filter((v): v is number => typeof v === 'number'))
+    rows.push({
+      nodes: n,
+      edges: graph.edges.length,
+      components: runs[0]!.components,
+      layoutMs: pick('layoutMs'),
+      longestTaskDuringLayoutMs: pick('longestDuringLayout'),
+      longestTaskOverallMs: pick('longestOverall'),
+      fallbackComponents: pick('fallback'),
+      fpsPanFit: n === 1000 ? pick('fpsFit') : null,
+      fpsPanZoom1: n === 1000 ? pick('fpsZoom1') : null,
+      runs,
+    })
+  }
+  const out = { loadavg: loadavg(), rows }
+  const dir = path.resolve(import.meta.dirname, '..', 'test-results')
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(path.join(dir, 'canvas-bench.json'), JSON.stringify(out, null, 2))
+  console.log(JSON.stringify(out.rows.map(({ runs: _r, ...x }) => x), null, 1), 'load', out.loadavg)
+})
