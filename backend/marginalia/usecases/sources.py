@@ -277,9 +277,25 @@ async def _ingest_files(
             }
             await ctx.emit(f"{name}: {outcome.detail}", stage="failed", type="log")
         else:
-            done[f"{position}:{item['key']}"] = outcome.as_dict()
+            result = outcome.as_dict()
+            if ctx.resumed and await _stored_by_earlier_attempt(ctx, outcome, str(item["key"])):
+                # The killed attempt stored this file but not its checkpoint: the job as a
+                # whole created it, it is no duplicate.
+                result.update(status="created", dedup_layer=None, dedup_score=None)
+            done[f"{position}:{item['key']}"] = result
         await ctx.save_checkpoint(done=done)
     return [done[f"{i}:{item['key']}"] for i, item in enumerate(files)]
+
+
+async def _stored_by_earlier_attempt(ctx: JobContext, outcome: IngestOutcome, key: str) -> bool:
+    """A same-content duplicate whose source holds this upload's file and was stored
+    after this job was submitted: an earlier attempt of this job stored it."""
+    if outcome.status != "duplicate" or outcome.dedup_layer != "content_hash":
+        return False
+    job = await ctx.runtime.jobs.get(ctx.job_id)
+    async with ctx.runtime.db.session() as session:
+        source = await repo.get(session, outcome.source_id)
+    return source is not None and source.file_key == key and source.created_at >= job.created_at
 
 
 async def _knowledge_step(
