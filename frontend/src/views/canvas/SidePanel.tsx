@@ -83,7 +83,8 @@ function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId
         {source?.venue ? ` · ${source.venue}` : ''}
       </p>
       <p className="mt-1 text-stone-700 dark:text-stone-300">
-        Citations {data.citations ?? '—'} · quality {data.quality === null ? '—' : Math.round(data.quality)}
+        Citations {data.citations ?? '—'}
+        {data.citedByHere > 0 ? ` (${data.citedByHere} in this workspace)` : ''} · quality {data.quality === null ? '—' : Math.round(data.quality)}
         {data.clusterId ? ` · in a redundancy cluster of ${data.clusterSize}` : ''}
       </p>
       {data.tldr && <p className="mt-2 font-serif leading-relaxed">{data.tldr}</p>}

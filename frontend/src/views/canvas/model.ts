@@ -15,6 +15,8 @@ export interface SourceNodeData extends Record<string, unknown> {
   firstAuthor: string | null
   year: number | null
   citations: number | null
+  /** How many sources of this workspace cite it (the `cites` edges). */
+  citedByHere: number
   quality: number | null
   tldr: string | null
   clusterId: string | null
@@ -113,6 +115,7 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
           firstAuthor: s?.authors[0] ?? null,
           year,
           citations: num(d.citation_count) ?? num(d.citations) ?? s?.citation_count ?? null,
+          citedByHere: num(d.cited_by_here) ?? 0,
           quality: num(d.quality) ?? s?.quality_score ?? null,
           tldr: str(d.tldr) ?? s?.tldr ?? null,
           clusterId,

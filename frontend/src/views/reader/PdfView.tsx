@@ -114,7 +114,8 @@ export function PdfView(props: {
       if (opened.current && !near.has(page)) pageBox(page)?.scrollIntoView({ block: 'start' })
       return
     }
-    const el = scroller.current?.querySelector<HTMLElement>(`[data-mark="${CSS.escape(mark.id)}"]`)
+    // Its first rectangle (the mark's layer covers the whole page).
+    const el = scroller.current?.querySelector<HTMLElement>(`[data-mark="${CSS.escape(mark.id)}"] > div`)
     if (el) {
       el.scrollIntoView({ block: 'center' })
       focused.current = focus

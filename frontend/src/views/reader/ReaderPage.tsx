@@ -45,25 +45,30 @@ export function ReaderPage() {
   const askedPage = Number(params.get('page')) || quoteRects[0]?.page || null
   const [initialPage] = useState(() => askedPage ?? rememberedPage(sourceId) ?? 1)
   const quoteLabel = n ? `Cited passage [${n}]` : 'Cited passage'
+  // A new citation opened while the reader is open (per-paper Q&A) is a new mark to show.
+  const citeId = `cite:${params.get('rects') ?? ''}:${params.get('chars') ?? ''}`
   const highlights = useHighlights(sourceId)
   const create = useCreateHighlight(sourceId)
   const highlightId = params.get('highlight')
   const marks: Mark[] = useMemo(
     () => [
-      ...(quoteRects.length ? [{ id: 'cite', kind: 'quote' as const, color: 'quote', rects: quoteRects, label: quoteLabel }] : []),
+      ...(quoteRects.length ? [{ id: citeId, kind: 'quote' as const, color: 'quote', rects: quoteRects, label: quoteLabel }] : []),
       ...(highlights.data ?? []).map((h) => ({ id: h.id, kind: 'highlight' as const, color: h.color, rects: h.rects, label: h.note ? 'Note' : 'Highlight' })),
     ],
-    [quoteRects, quoteLabel, highlights.data],
+    [quoteRects, quoteLabel, citeId, highlights.data],
   )
   const charMarks: CharMark[] = useMemo(
     () => [
-      ...(quoteChars ? [{ id: 'cite', kind: 'quote' as const, color: 'quote', label: quoteLabel, ...quoteChars }] : []),
+      ...(quoteChars ? [{ id: citeId, kind: 'quote' as const, color: 'quote', label: quoteLabel, ...quoteChars }] : []),
       ...(highlights.data ?? []).map((h) => ({ id: h.id, kind: 'highlight' as const, color: h.color, label: 'Highlight', page: h.page, start: h.char_start, pageEnd: h.page_end, end: h.char_end })),
     ],
-    [quoteChars, quoteLabel, highlights.data],
+    [quoteChars, quoteLabel, citeId, highlights.data],
   )
-  const focus = highlightId ?? (quoteRects.length || quoteChars ? 'cite' : null)
+  const focus = highlightId ?? (quoteRects.length || quoteChars ? citeId : null)
   const [selected, setSelected] = useState<string | null>(focus)
+  useEffect(() => {
+    if (focus) setSelected(focus)
+  }, [focus])
   const [tab, setTab] = useState<'marks' | 'ask'>('marks')
   const [selection, setSelection] = useState<Selection | null>(null)
   const [draft, setDraft] = useState<string | undefined>(undefined)

@@ -27,6 +27,7 @@ function SourceNodeView({ data, selected }: NodeProps<SourceFlowNode>) {
           <p className="mt-0.5 flex items-center gap-2 text-[11px] text-stone-700 dark:text-stone-300">
             <span title="Citations">❝ {data.citations ?? '—'}</span>
             <span title="Quality score">★ {data.quality === null ? '—' : Math.round(data.quality)}</span>
+            {data.citedByHere > 0 && <span title="Cited by this many sources of the workspace">↩ {data.citedByHere}</span>}
             {data.clusterId && (
               <span
                 data-testid="cluster-badge"
