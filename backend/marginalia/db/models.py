@@ -19,8 +19,10 @@ from sqlalchemy import (
     Computed,
     DateTime,
     ForeignKey,
+    Identity,
     Index,
     Integer,
+    SmallInteger,
     Text,
     UniqueConstraint,
     func,
@@ -226,7 +228,7 @@ class Chunk(SQLModel, table=True):
     __tablename__ = "chunks"
     __table_args__ = (
         UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
-        # No GIN index on tsv: BM25 reads retrieval_postings (migration 0004).
+        # No GIN index on tsv: BM25 reads retrieval_impacts (migrations 0004, 0009).
         _hnsw("chunks"),
     )
     id: int | None = Field(
@@ -250,19 +252,30 @@ class Chunk(SQLModel, table=True):
     )
 
 
-class RetrievalPosting(SQLModel, table=True):
-    """BM25 postings: one row per (chunk, lexeme), kept exact by a trigger on chunks
-    (migration 0002). Term frequency and document length come from the chunk's tsvector.
-    No foreign key to ``chunks`` (migration 0003): the same trigger deletes a chunk's
-    postings, and a per-row key check was ~23% of inserting a chunk."""
+class RetrievalTerm(SQLModel, table=True):
+    """A workspace's lexeme with its document frequency, kept exact by the statement
+    triggers on chunks (migration 0009); ``id`` keys its impact-ordered postings."""
 
-    __tablename__ = "retrieval_postings"
-    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
-    lexeme: str = Field(sa_column=Column(Text, primary_key=True))
-    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True, index=True))
-    source_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
-    tf: int
-    dl: int
+    __tablename__ = "retrieval_terms"
+    __table_args__ = (UniqueConstraint("workspace_id", "lexeme", name="uq_retrieval_terms_lexeme"),)
+    id: int | None = Field(
+        default=None, sa_column=Column(Integer, Identity(always=False), primary_key=True)
+    )
+    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
+    lexeme: str = Field(sa_column=Column(Text, nullable=False))
+    df: int
+
+
+class RetrievalImpact(SQLModel, table=True):
+    """A posting: the chunk holds the term, with BM25's tf part (``impact``, see
+    ``retrieval_impact`` in migration 0009). The primary key orders a term's postings by
+    impact, which the pruned lexical leg reads from the top. No foreign keys: the chunk
+    triggers write and delete these rows in the chunk's own statement."""
+
+    __tablename__ = "retrieval_impacts"
+    term_id: int = Field(sa_column=Column(Integer, primary_key=True))
+    impact: int = Field(sa_column=Column(SmallInteger, primary_key=True))
+    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True))
 
 
 class RetrievalSourceStats(SQLModel, table=True):
