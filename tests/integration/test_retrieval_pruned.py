@@ -80,7 +80,9 @@ async def test_pruned_top10_equals_exact_bm25_with_known_scores(services: Runtim
     ws = (await ws_service.create_workspace(services, name=f"pr-{uuid.uuid4().hex[:8]}")).id
     docs = _docs(600, seed=3)
     chunk_ids = await _insert(services, ws, docs)
-    expected = hand_bm25(QUERY.split(), {str(c): tf for c, tf in zip(chunk_ids, docs)}, K1, B)
+    expected = hand_bm25(
+        QUERY.split(), {str(c): tf for c, tf in zip(chunk_ids, docs, strict=True)}, K1, B
+    )
     top10 = sorted(expected.items(), key=lambda kv: (-kv[1], int(kv[0])))[:10]
 
     # Real pruning: each query term has far more postings than the leg reads.
