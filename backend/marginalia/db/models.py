@@ -19,10 +19,8 @@ from sqlalchemy import (
     Computed,
     DateTime,
     ForeignKey,
-    Identity,
     Index,
     Integer,
-    SmallInteger,
     Text,
     UniqueConstraint,
     func,
@@ -252,46 +250,7 @@ class Chunk(SQLModel, table=True):
     )
 
 
-class RetrievalTerm(SQLModel, table=True):
-    """A workspace's lexeme with its document frequency, kept exact by the statement
-    triggers on chunks (migration 0009); ``id`` keys its impact-ordered postings."""
-
-    __tablename__ = "retrieval_terms"
-    __table_args__ = (UniqueConstraint("workspace_id", "lexeme", name="uq_retrieval_terms_lexeme"),)
-    id: int | None = Field(
-        default=None, sa_column=Column(Integer, Identity(always=False), primary_key=True)
-    )
-    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
-    lexeme: str = Field(sa_column=Column(Text, nullable=False))
-    df: int
-
-
-class RetrievalImpact(SQLModel, table=True):
-    """A posting: the chunk holds the term, with BM25's tf part (``impact``, see
-    ``retrieval_impact`` in migration 0009). The primary key orders a term's postings by
-    impact, which the pruned lexical leg reads from the top. No foreign keys: the chunk
-    triggers write and delete these rows in the chunk's own statement."""
-
-    __tablename__ = "retrieval_impacts"
-    term_id: int = Field(sa_column=Column(Integer, primary_key=True))
-    impact: int = Field(sa_column=Column(SmallInteger, primary_key=True))
-    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True))
-
-
-class RetrievalSourceStats(SQLModel, table=True):
-    """Per-source chunk count and total length, summed per workspace for BM25's N and avgdl."""
-
-    __tablename__ = "retrieval_source_stats"
-    source_id: uuid.UUID = Field(
-        sa_column=Column(
-            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
-        )
-    )
-    workspace_id: uuid.UUID = Field(
-        sa_column=Column(UUID(as_uuid=True), nullable=False, index=True)
-    )
-    n_chunks: int
-    total_len: int = Field(sa_column=Column(BigInteger, nullable=False))
+# The lexical index tables live in marginalia.db.models_retrieval (imported at the end).
 
 
 # ---------------------------------------------------------------------------- knowledge
@@ -611,3 +570,10 @@ class JobEvent(SQLModel, table=True):
     progress: float | None = None
     data: dict[str, Any] = _json({})
     created_at: datetime = _created()
+
+
+from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
+    RetrievalImpact,
+    RetrievalSourceStats,
+    RetrievalTerm,
+)
