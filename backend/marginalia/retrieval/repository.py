@@ -68,14 +68,12 @@ d AS MATERIALIZED (
 _SCORE_TAIL = """
 SELECT d.id, d.source_id,
        sum(w.wt * u.tf * (:k1 + 1.0)
-           / (u.tf + :k1 * (1.0 - :b + :b * l.dl / nullif(st.avgdl, 0)))) AS score
+           / (u.tf + :k1 * (1.0 - :b + :b * u.dl / nullif(st.avgdl, 0)))) AS score
   FROM d
  CROSS JOIN LATERAL (
-       SELECT coalesce(sum(coalesce(array_length(x.positions, 1), 1)), 0) AS dl
-         FROM unnest(d.tsv) AS x) AS l
- CROSS JOIN LATERAL (
-       SELECT x.lexeme, coalesce(array_length(x.positions, 1), 1) AS tf
-         FROM unnest(d.tsv) AS x) AS u
+       SELECT y.lexeme, y.tf, sum(y.tf) OVER () AS dl
+         FROM (SELECT x.lexeme, coalesce(array_length(x.positions, 1), 1) AS tf
+                 FROM unnest(d.tsv) AS x) AS y) AS u
   JOIN w ON w.lexeme = u.lexeme
  CROSS JOIN st
  GROUP BY d.id, d.source_id
