@@ -290,6 +290,12 @@ class RetrievalSettings(BaseModel):
         description="'replace': the feedback search replaces the vector leg; 'add': it is fused "
         "as a fourth leg",
     )
+    lexical_exact: bool = Field(
+        default=False,
+        description="exact BM25 in the lexical leg: read every posting of every query term "
+        "(slow on large workspaces; for evaluation). False: top postings by impact, "
+        "candidates scored exactly (docs/decisions/0010-impact-ordered-postings.md)",
+    )
     rerank_model_dir: Path | None = Field(
         default=None,
         description="folder of an ONNX cross-encoder (model.onnx, tokenizer.json); unset: "

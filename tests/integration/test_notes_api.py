@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from marginalia.answer import normalize
+from marginalia.formats.bibtex_import import parse_bibtex_export
 from marginalia.ingest.geometry import Rect, text_under
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.runtime import Runtime
@@ -89,6 +90,20 @@ async def test_highlight_lifecycle_on_a_pdf(
     assert " ".join(sentence.group().split()) in md.text
     whole = await client.get(f"/api/workspaces/{ws}/highlights.md")
     assert whole.status_code == 200 and "## " in whole.text and "Key idea: triplets" in whole.text
+
+    # BibTeX: the note and the quote with its page in ``annote``, per source and per
+    # workspace; read back by the BibTeX importer as the same note.
+    bib = await client.get(f"/api/sources/{pdf}/bibtex")
+    assert bib.status_code == 200 and bib.headers["content-type"].startswith("application/x-bibtex")
+    parsed = parse_bibtex_export(bib.text)
+    assert len(parsed.records) == 1
+    (annote,) = parsed.records[0].notes
+    assert annote.startswith("p. 2: ") and annote.endswith("Key idea: triplets")
+    assert " ".join(sentence.group().split()) in annote
+    workspace_bib = parse_bibtex_export((await client.get(f"/api/workspaces/{ws}/bibtex")).text)
+    assert len(workspace_bib.records) == 2
+    assert [annote] in [r.notes for r in workspace_bib.records]
+    assert (await client.get(f"/api/sources/{uuid.uuid4()}/bibtex")).status_code == 404
 
     assert (await client.delete(f"/api/highlights/{made['id']}")).status_code == 204
     assert (await client.get(f"/api/sources/{pdf}/highlights")).json() == []

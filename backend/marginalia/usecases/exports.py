@@ -30,13 +30,18 @@ ExportFormat = Literal["bibtex", "ris", "csl-json"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("bibtex", "ris", "csl-json")
 
 
-async def _records(rt: Runtime, workspace_id: uuid.UUID) -> tuple[list[Any], list[ImportRecord]]:
-    """The workspace's sources (oldest first) and their export records: the record
-    fields, then the notes, then the highlights (``p. N: “quote” note``)."""
+async def _records(
+    rt: Runtime, workspace_id: uuid.UUID, source_id: uuid.UUID | None = None
+) -> tuple[list[Any], list[ImportRecord]]:
+    """The workspace's sources (oldest first; only ``source_id`` when given) and their
+    export records: the record fields, then the notes, then the highlights
+    (``p. N: “quote” note``)."""
     await get_workspace(rt, workspace_id)
     async with rt.db.session() as session:
         sources = await sources_repo.all_for_workspace(session, workspace_id)
         notes = await formats_repo.notes_by_source(session, workspace_id)
+    if source_id is not None:
+        sources = [s for s in sources if s.id == source_id]
     highlights: dict[uuid.UUID, list[str]] = {}
     for h, _title in await notes_usecase.list_for_workspace(rt, workspace_id):
         quote = " ".join(h.text.split())
@@ -63,6 +68,14 @@ async def export_bibliography(rt: Runtime, workspace_id: uuid.UUID, fmt: ExportF
         return to_ris(records)
     if fmt == "csl-json":
         return to_csl_json(records, keys=citation_keys([r.candidate for r in records]))
+    return to_bibtex_with_notes(records)
+
+
+async def export_source_bibtex(rt: Runtime, source_id: uuid.UUID) -> str:
+    """One source as a BibTeX entry, its notes and highlights in ``annote`` (the same
+    entry the workspace export writes for it)."""
+    source = await sources_usecase.get_source(rt, source_id)
+    _sources, records = await _records(rt, source.workspace_id, source_id)
     return to_bibtex_with_notes(records)
 
 

@@ -228,6 +228,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources/{source_id}/bibtex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Source Bibtex
+         * @description The source as one BibTeX entry, its notes and highlights (quote, page, note) in
+         *     ``annote``.
+         */
+        get: operations["export_source_bibtex_api_sources__source_id__bibtex_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}/chunks": {
         parameters: {
             query?: never;
@@ -406,7 +427,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The workspace's sources as BibTeX */
+        /** The workspace's sources as BibTeX, notes and highlights in annote */
         get: operations["get_bibtex_api_workspaces__workspace_id__bibtex_get"];
         put?: never;
         /** Import a BibTeX file (request body: the BibTeX text); returns the import job */
@@ -3170,6 +3191,55 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_source_bibtex_api_sources__source_id__bibtex_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description BibTeX */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-bibtex": unknown;
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

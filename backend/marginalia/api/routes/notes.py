@@ -1,5 +1,6 @@
-"""Highlights and notes: per source (list, create from a selection, Markdown export), per
-workspace (list and search, Markdown export), and one highlight (edit, delete)."""
+"""Highlights and notes: per source (list, create from a selection, Markdown export, the
+BibTeX entry with them in ``annote``), per workspace (list and search, Markdown export),
+and one highlight (edit, delete)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from marginalia.notes.schemas import (
     HighlightUpdate,
     WorkspaceHighlightOut,
 )
+from marginalia.usecases import exports
 from marginalia.usecases import notes as service
 
 router = APIRouter(
@@ -58,6 +60,22 @@ async def export_source_highlights(source_id: uuid.UUID, rt: RuntimeDep) -> Plai
     """A source's highlights as Markdown: each quote, its page and its note."""
     text = await service.source_markdown(rt, source_id)
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
+
+
+@router.get(
+    "/sources/{source_id}/bibtex",
+    response_class=Response,
+    responses={200: {"content": {"application/x-bibtex": {}}, "description": "BibTeX"}},
+)
+async def export_source_bibtex(source_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    """The source as one BibTeX entry, its notes and highlights (quote, page, note) in
+    ``annote``."""
+    text = await exports.export_source_bibtex(rt, source_id)
+    return Response(
+        text,
+        media_type="application/x-bibtex; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="source-{source_id}.bib"'},
+    )
 
 
 @router.get("/workspaces/{workspace_id}/highlights", response_model=list[WorkspaceHighlightOut])

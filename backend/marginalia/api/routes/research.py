@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
-from marginalia.usecases import research
+from marginalia.usecases import exports, research
 
 router = APIRouter(
     prefix="/api/workspaces",
@@ -83,10 +83,10 @@ async def import_bibtex(
     "/{workspace_id}/bibtex",
     response_class=Response,
     responses={200: {"content": {"application/x-bibtex": {}}}},
-    summary="The workspace's sources as BibTeX",
+    summary="The workspace's sources as BibTeX, notes and highlights in annote",
 )
 async def get_bibtex(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
-    text = await research.export_bibtex(rt, workspace_id)
+    text = await exports.export_bibliography(rt, workspace_id, "bibtex")
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",

@@ -8,7 +8,7 @@ import { Button } from '../../ui/Button'
 import { Markdown } from '../../lib/Markdown'
 import { ChatPanel } from '../chat/ChatPanel'
 import { useClaims } from './api'
-import { toBibtex, bibtexKey } from './bibtex'
+import { bibtexKey } from './bibtex'
 import { prerequisiteChain } from './focus'
 import type { ConceptNodeData, Graph, SourceNodeData, SynthesisNodeData } from './model'
 import { levelName } from './nodes/concept/ConceptNode'
@@ -58,15 +58,6 @@ function NodeList({ nodes, onSelect, testId }: { nodes: Graph['nodes']; onSelect
   )
 }
 
-function download(name: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-bibtex' }))
-  const a = document.createElement('a')
-  a.href = url
-  a.download = name
-  a.click()
-  setTimeout(() => URL.revokeObjectURL(url), 1000)
-}
-
 function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId: string; graph: Graph; data: SourceNodeData; id: string; onSelect: (id: string) => void }) {
   const sources = useSources(workspaceId)
   const source: Source | undefined = sources.data?.find((s) => s.id === data.sourceId)
@@ -97,8 +88,10 @@ function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId
         <Button size="sm" onClick={() => setAsking((a) => !a)} aria-expanded={asking} data-testid="panel-ask">
           Ask this paper
         </Button>
-        <Button size="sm" disabled={!source} onClick={() => source && download(`${bibtexKey(source)}.bib`, toBibtex(source))} data-testid="panel-bibtex">
-          BibTeX
+        <Button size="sm" asChild>
+          <a href={`/api/sources/${data.sourceId}/bibtex`} download={`${source ? bibtexKey(source) : data.sourceId}.bib`} data-testid="panel-bibtex" title="BibTeX entry, your notes and highlights in annote">
+            BibTeX
+          </a>
         </Button>
       </div>
       {asking && (

@@ -49,6 +49,9 @@ export function NotesPanel(props: {
         <a className="text-sm text-accent-700 underline dark:text-accent-300" href={`/api/workspaces/${workspaceId}/highlights.md`} download="workspace-highlights.md">
           All
         </a>
+        <a className="text-sm text-accent-700 underline dark:text-accent-300" href={`/api/sources/${sourceId}/bibtex`} download="source.bib" data-testid="export-bibtex" title="The BibTeX entry with these notes in annote">
+          BibTeX
+        </a>
       </div>
       {highlights.length === 0 && <p className="text-sm text-stone-600 dark:text-stone-400">Select text on the page to highlight it or add a note.</p>}
       {highlights.length > 0 && shown.length === 0 && <p className="text-sm text-stone-600 dark:text-stone-400">No note matches “{query}”.</p>}
