@@ -275,6 +275,12 @@ class RetrievalSettings(BaseModel):
         description="a wiki page at least this similar to the question leads the context",
     )
     hnsw_ef_search: int = Field(default=200, description="pgvector HNSW ef_search of queries")
+    lexical_exact: bool = Field(
+        default=False,
+        description="exact BM25 in the lexical leg: read every posting of every query term "
+        "(slow on large workspaces; for evaluation). False: top postings by impact, "
+        "candidates scored exactly (docs/decisions/0010-impact-ordered-postings.md)",
+    )
     rerank_model_dir: Path | None = Field(
         default=None,
         description="folder of an ONNX cross-encoder (model.onnx, tokenizer.json); unset: "

@@ -226,7 +226,7 @@ class Chunk(SQLModel, table=True):
     __tablename__ = "chunks"
     __table_args__ = (
         UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
-        # No GIN index on tsv: BM25 reads retrieval_postings (migration 0004).
+        # No GIN index on tsv: BM25 reads retrieval_impacts (migrations 0004, 0009).
         _hnsw("chunks"),
     )
     id: int | None = Field(
@@ -250,35 +250,7 @@ class Chunk(SQLModel, table=True):
     )
 
 
-class RetrievalPosting(SQLModel, table=True):
-    """BM25 postings: one row per (chunk, lexeme), kept exact by a trigger on chunks
-    (migration 0002). Term frequency and document length come from the chunk's tsvector.
-    No foreign key to ``chunks`` (migration 0003): the same trigger deletes a chunk's
-    postings, and a per-row key check was ~23% of inserting a chunk."""
-
-    __tablename__ = "retrieval_postings"
-    workspace_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), primary_key=True))
-    lexeme: str = Field(sa_column=Column(Text, primary_key=True))
-    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True, index=True))
-    source_id: uuid.UUID = Field(sa_column=Column(UUID(as_uuid=True), nullable=False))
-    tf: int
-    dl: int
-
-
-class RetrievalSourceStats(SQLModel, table=True):
-    """Per-source chunk count and total length, summed per workspace for BM25's N and avgdl."""
-
-    __tablename__ = "retrieval_source_stats"
-    source_id: uuid.UUID = Field(
-        sa_column=Column(
-            UUID(as_uuid=True), ForeignKey("sources.id", ondelete="CASCADE"), primary_key=True
-        )
-    )
-    workspace_id: uuid.UUID = Field(
-        sa_column=Column(UUID(as_uuid=True), nullable=False, index=True)
-    )
-    n_chunks: int
-    total_len: int = Field(sa_column=Column(BigInteger, nullable=False))
+# The lexical index tables live in marginalia.db.models_retrieval (imported at the end).
 
 
 # ---------------------------------------------------------------------------- knowledge
@@ -598,3 +570,10 @@ class JobEvent(SQLModel, table=True):
     progress: float | None = None
     data: dict[str, Any] = _json({})
     created_at: datetime = _created()
+
+
+from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
+    RetrievalImpact,
+    RetrievalSourceStats,
+    RetrievalTerm,
+)

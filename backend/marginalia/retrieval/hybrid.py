@@ -12,7 +12,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -140,6 +140,8 @@ async def hybrid_search(
     if k < 1 or depth < 1:
         raise ValidationFailed("k and depth must be at least 1")
     rs = ctx.settings.retrieval
+    if rs.lexical_exact and not bm25.exact:
+        bm25 = replace(bm25, exact=True)
     trace = RetrievalTrace(
         query=query,
         workspace_id=workspace_id,
@@ -153,6 +155,7 @@ async def hybrid_search(
             "hnsw_ef_search": rs.hnsw_ef_search,
             "bm25_k1": bm25.k1,
             "bm25_b": bm25.b,
+            "bm25_exact": bm25.exact,
         },
     )
 

@@ -2,7 +2,8 @@
 
 * vector  — pgvector HNSW (cosine) over chunk embeddings, ``hnsw.ef_search`` from settings
   and iterative scans so a workspace filter still fills the list;
-* lexical — BM25 computed in SQL from term statistics kept in Postgres (``bm25.py``);
+* lexical — BM25 in SQL over impact-ordered postings kept in Postgres, candidates scored
+  exactly (``bm25.py``);
 * concept — concepts of the workspace named in the query (or close to it in embedding
   space), expanded along ``related`` and ``specialization`` (children) edges; the query
   plus the concept names is embedded and searched like the vector leg.
@@ -118,7 +119,12 @@ async def lexical_leg(
             else "no chunk in scope contains any query term"
         )
     out = _trace(LEXICAL, hits, ms, trace_depth, note)
-    out.details = {"k1": params.k1, "b": params.b}
+    out.details = {
+        "k1": params.k1,
+        "b": params.b,
+        "exact": params.exact or source_id is not None,
+        "per_term": None if params.exact else params.per_term,
+    }
     return LegOutcome(hits, out)
 
 

@@ -14,9 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
 
-# BM25 over the postings (see marginalia.retrieval.bm25 for the model).
-# Parameters: :ws (workspace), :query (text), :src (source or NULL), :k1, :b, :depth.
-SCORE_SQL = """
+# BM25 over impact-ordered postings (see marginalia.retrieval.bm25 for the model).
+# Parameters: :ws (workspace), :query (text), :src (source), :k1, :b, :depth, :query_tf,
+# :per_term, :budget and :candidates (NULL per_term and candidates: exact BM25).
+_SCORE_HEAD = """
 WITH q AS MATERIALIZED (
     SELECT u.lexeme,
            CASE WHEN :query_tf THEN coalesce(array_length(u.positions, 1), 1) ELSE 1 END AS qtf
@@ -28,32 +29,66 @@ st AS MATERIALIZED (
       FROM retrieval_source_stats
      WHERE workspace_id = :ws
 ),
-p AS MATERIALIZED (
-    SELECT p.lexeme, p.chunk_id, p.source_id, p.tf, p.dl
-      FROM retrieval_postings AS p
-      JOIN q ON q.lexeme = p.lexeme
-     WHERE p.workspace_id = :ws
+w AS MATERIALIZED (
+    SELECT t.id, t.lexeme, q.qtf * ln(1.0 + (st.n - t.df + 0.5) / (t.df + 0.5)) AS wt,
+           -- The rarest terms are read whole while their postings fit the budget.
+           sum(t.df) OVER (ORDER BY t.df, t.id) <= :budget AS whole
+      FROM q
+      JOIN retrieval_terms AS t ON t.workspace_id = :ws AND t.lexeme = q.lexeme
+     CROSS JOIN st
+     WHERE t.df > 0
 ),
-df AS (
-    SELECT lexeme, count(*)::float8 AS df FROM p GROUP BY lexeme
+"""
+# Candidates: the best chunks by idf x impact over the postings read: all of the rarest
+# terms' (up to :budget postings in all), the top :per_term by impact of the others.
+_CANDIDATES_WORKSPACE = """
+cand AS MATERIALIZED (
+    SELECT p.chunk_id
+      FROM w CROSS JOIN LATERAL (
+               SELECT i.chunk_id, i.impact
+                 FROM retrieval_impacts AS i
+                WHERE i.term_id = w.id
+                ORDER BY i.impact DESC, i.chunk_id DESC
+                LIMIT CASE WHEN w.whole THEN NULL ELSE CAST(:per_term AS bigint) END) AS p
+     GROUP BY p.chunk_id
+     ORDER BY sum(w.wt * p.impact) DESC, p.chunk_id
+     LIMIT :candidates
+),
+d AS MATERIALIZED (
+    SELECT c.id, c.source_id, c.tsv FROM cand JOIN chunks AS c ON c.id = cand.chunk_id
 )
-SELECT p.chunk_id,
-       p.source_id,
-       sum(
-           q.qtf
-           * ln(1.0 + (st.n - df.df + 0.5) / (df.df + 0.5))
-           * p.tf * (:k1 + 1.0)
-           / (p.tf + :k1 * (1.0 - :b + :b * p.dl / nullif(st.avgdl, 0)))
-       ) AS score
-  FROM p
-  JOIN df ON df.lexeme = p.lexeme
-  JOIN q ON q.lexeme = p.lexeme
+"""
+# One source has few chunks: all of them are scored exactly.
+_CANDIDATES_SOURCE = """
+d AS MATERIALIZED (
+    SELECT c.id, c.source_id, c.tsv FROM chunks AS c
+     WHERE c.source_id = CAST(:src AS uuid) AND c.workspace_id = :ws
+)
+"""
+_SCORE_TAIL = """
+SELECT d.id, d.source_id,
+       sum(w.wt * u.tf * (:k1 + 1.0)
+           / (u.tf + :k1 * (1.0 - :b + :b * u.dl / nullif(st.avgdl, 0)))) AS score
+  FROM d
+ CROSS JOIN LATERAL (
+       SELECT y.lexeme, y.tf, sum(y.tf) OVER () AS dl
+         FROM (SELECT x.lexeme, coalesce(array_length(x.positions, 1), 1) AS tf
+                 FROM unnest(d.tsv) AS x) AS y) AS u
+  JOIN w ON w.lexeme = u.lexeme
  CROSS JOIN st
- WHERE CAST(:src AS uuid) IS NULL OR p.source_id = CAST(:src AS uuid)
- GROUP BY p.chunk_id, p.source_id
- ORDER BY score DESC, p.chunk_id
+ GROUP BY d.id, d.source_id
+ ORDER BY score DESC, d.id
  LIMIT :depth
 """
+
+
+def score_sql(*, source_scoped: bool) -> str:
+    """The BM25 statement: over a workspace (pruned unless told exact) or one source."""
+    middle = _CANDIDATES_SOURCE if source_scoped else _CANDIDATES_WORKSPACE
+    return _SCORE_HEAD + middle + _SCORE_TAIL
+
+
+SCORE_SQL = score_sql(source_scoped=False)
 
 
 @dataclass(frozen=True)
@@ -98,7 +133,7 @@ async def bm25_search(
     params: BM25Params = DEFAULT_PARAMS,
 ) -> list[ScoredChunk]:
     result = await session.execute(
-        text(SCORE_SQL),
+        text(score_sql(source_scoped=source_id is not None)),
         {
             "ws": workspace_id,
             "query": query,
@@ -107,6 +142,9 @@ async def bm25_search(
             "b": params.b,
             "query_tf": params.query_tf,
             "depth": depth,
+            "per_term": None if params.exact else params.per_term,
+            "budget": params.whole_budget,
+            "candidates": None if params.exact else max(params.candidates, depth),
         },
     )
     return [ScoredChunk(int(r[0]), r[1], float(r[2])) for r in result.all()]
@@ -139,8 +177,8 @@ async def document_frequencies(
 ) -> dict[str, int]:
     result = await session.execute(
         text(
-            "SELECT lexeme, count(*) FROM retrieval_postings "
-            "WHERE workspace_id = :ws AND lexeme = ANY(:lx) GROUP BY lexeme"
+            "SELECT lexeme, df FROM retrieval_terms "
+            "WHERE workspace_id = :ws AND lexeme = ANY(:lx) AND df > 0"
         ),
         {"ws": workspace_id, "lx": list(lexemes)},
     )
@@ -180,36 +218,59 @@ async def recomputed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) 
 
 
 async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, Any]:
-    """The same figures as :func:`recomputed_term_stats`, read from the index tables."""
+    """The same figures as :func:`recomputed_term_stats`, read from the index tables:
+    df both as ``retrieval_terms`` keeps it and as the postings count it."""
     st = await workspace_term_stats(session, workspace_id)
     df = await session.execute(
+        text("SELECT lexeme, df FROM retrieval_terms WHERE workspace_id = :ws AND df > 0"),
+        {"ws": workspace_id},
+    )
+    counted = await session.execute(
         text(
-            "SELECT lexeme, count(*) FROM retrieval_postings WHERE workspace_id = :ws "
-            "GROUP BY lexeme"
+            "SELECT t.lexeme, count(*) FROM retrieval_terms t "
+            "JOIN retrieval_impacts i ON i.term_id = t.id "
+            "WHERE t.workspace_id = :ws GROUP BY t.lexeme"
         ),
         {"ws": workspace_id},
     )
-    return {
-        "n": int(st["n"]),
-        "total_len": int(st["total_len"]),
-        "df": {str(r[0]): int(r[1]) for r in df.all()},
-    }
+    stored = {str(r[0]): int(r[1]) for r in df.all()}
+    if stored != {str(r[0]): int(r[1]) for r in counted.all()}:
+        raise AssertionError("retrieval_terms.df differs from the postings it counts")
+    return {"n": int(st["n"]), "total_len": int(st["total_len"]), "df": stored}
+
+
+_LENGTH = "coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)"
 
 
 async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> None:
-    """Rebuild a workspace's postings and source stats from its chunks (repair tool)."""
+    """Rebuild a workspace's terms, postings and source stats from its chunks (repair tool)."""
     ws = {"ws": workspace_id}
-    await session.execute(text("DELETE FROM retrieval_postings WHERE workspace_id = :ws"), ws)
-    await session.execute(text("DELETE FROM retrieval_source_stats WHERE workspace_id = :ws"), ws)
-    length = "coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)"
     await session.execute(
         text(
-            f"""INSERT INTO retrieval_postings (workspace_id, lexeme, chunk_id, source_id, tf, dl)
-                SELECT c.workspace_id, u.lexeme, c.id, c.source_id,
-                       coalesce(array_length(u.positions, 1), 1), l.dl
+            "DELETE FROM retrieval_impacts i USING retrieval_terms t "
+            "WHERE i.term_id = t.id AND t.workspace_id = :ws"
+        ),
+        ws,
+    )
+    await session.execute(text("DELETE FROM retrieval_terms WHERE workspace_id = :ws"), ws)
+    await session.execute(text("DELETE FROM retrieval_source_stats WHERE workspace_id = :ws"), ws)
+    await session.execute(
+        text(
+            """INSERT INTO retrieval_terms (workspace_id, lexeme, df)
+               SELECT :ws, u.lexeme, count(*) FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u
+                WHERE c.workspace_id = :ws GROUP BY u.lexeme ORDER BY u.lexeme"""
+        ),
+        ws,
+    )
+    await session.execute(
+        text(
+            f"""INSERT INTO retrieval_impacts (term_id, impact, chunk_id)
+                SELECT t.id, retrieval_impact(coalesce(array_length(u.positions, 1), 1), l.dl),
+                       c.id
                   FROM chunks c
-                 CROSS JOIN LATERAL (SELECT {length} AS dl FROM unnest(c.tsv) u) l
+                 CROSS JOIN LATERAL (SELECT {_LENGTH} AS dl FROM unnest(c.tsv) u) l
                  CROSS JOIN LATERAL unnest(c.tsv) u
+                  JOIN retrieval_terms t ON t.workspace_id = :ws AND t.lexeme = u.lexeme
                  WHERE c.workspace_id = :ws"""
         ),
         ws,
@@ -219,7 +280,7 @@ async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
             f"""INSERT INTO retrieval_source_stats (source_id, workspace_id, n_chunks, total_len)
                 SELECT c.source_id, :ws, count(*), coalesce(sum(l.dl), 0)
                   FROM chunks c
-                 CROSS JOIN LATERAL (SELECT {length} AS dl FROM unnest(c.tsv) u) l
+                 CROSS JOIN LATERAL (SELECT {_LENGTH} AS dl FROM unnest(c.tsv) u) l
                  WHERE c.workspace_id = :ws
                  GROUP BY c.source_id"""
         ),

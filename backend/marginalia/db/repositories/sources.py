@@ -68,10 +68,6 @@ _CHUNK_COLUMNS = (
     "token_count",
     "embedding",
 )
-_INSERT_CHUNKS = (
-    f"INSERT INTO chunks ({', '.join(_CHUNK_COLUMNS)}) "
-    f"VALUES ({', '.join(['%s'] * (len(_CHUNK_COLUMNS) - 1))}, %b)"
-)
 
 
 def _chunk_rows(
@@ -119,8 +115,25 @@ async def _execute_many(session: AsyncSession, *statements: Statement) -> None:
                 await cursor.executemany(sql, rows)
 
 
+#: Chunks per INSERT statement: the lexical index is maintained by statement-level
+#: triggers (migration 0009), which aggregate df per statement, so many rows per statement.
+CHUNKS_PER_STATEMENT = 500
+
+
+def _chunk_statements(rows: Sequence[tuple[Any, ...]]) -> list[Statement]:
+    """Multi-row INSERTs of at most CHUNKS_PER_STATEMENT chunks each."""
+    one = f"({', '.join(['%s'] * (len(_CHUNK_COLUMNS) - 1))}, %b)"
+    head = f"INSERT INTO chunks ({', '.join(_CHUNK_COLUMNS)}) VALUES "
+    out: list[Statement] = []
+    for start in range(0, len(rows), CHUNKS_PER_STATEMENT):
+        part = rows[start : start + CHUNKS_PER_STATEMENT]
+        flat = tuple(v for row in part for v in row)
+        out.append((head + ", ".join([one] * len(part)), [flat]))
+    return out
+
+
 async def _insert_chunks(session: AsyncSession, rows: list[tuple[Any, ...]]) -> None:
-    await _execute_many(session, (_INSERT_CHUNKS, rows))
+    await _execute_many(session, *_chunk_statements(rows))
 
 
 async def insert_source(
@@ -261,7 +274,7 @@ async def insert_sources(
         for row in _chunk_rows(sid, workspace_id, new.chunks)
     ]
     await _execute_many(
-        session, (_INSERT_SOURCES, rows), (_INSERT_PAGES, pages), (_INSERT_CHUNKS, chunk_rows)
+        session, (_INSERT_SOURCES, rows), (_INSERT_PAGES, pages), *_chunk_statements(chunk_rows)
     )
     return ids
 
