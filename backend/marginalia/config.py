@@ -275,6 +275,21 @@ class RetrievalSettings(BaseModel):
         description="a wiki page at least this similar to the question leads the context",
     )
     hnsw_ef_search: int = Field(default=200, description="pgvector HNSW ef_search of queries")
+    prf_docs: int = Field(
+        default=0,
+        description="pseudo-relevance feedback: the vector leg searches again with the query "
+        "vector moved towards the mean embedding of this many first-pass fused chunks (0: off)",
+    )
+    prf_weight: float = Field(
+        default=0.5,
+        description="weight of the feedback chunks' mean (unit length) added to the unit query "
+        "vector before the second vector search",
+    )
+    prf_mode: Literal["replace", "add"] = Field(
+        default="replace",
+        description="'replace': the feedback search replaces the vector leg; 'add': it is fused "
+        "as a fourth leg",
+    )
     lexical_exact: bool = Field(
         default=False,
         description="exact BM25 in the lexical leg: read every posting of every query term "

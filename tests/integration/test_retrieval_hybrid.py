@@ -356,3 +356,36 @@ async def test_bad_requests(services: Runtime) -> None:
     empty = await hybrid_search(ctx, workspace_id=ws, query="anything at all")
     assert empty.hits == []
     assert empty.trace.legs["vector"].note == "no chunk with an embedding in scope"
+
+
+async def test_pseudo_relevance_feedback_moves_the_vector_leg(services: Runtime) -> None:
+    """prf_docs = 1: the first-pass top chunk (b1) pulls the query vector towards itself,
+    so the second vector search ranks b1 first (it was 3rd); off by default."""
+    from marginalia.retrieval.hybrid import PRF, feedback_vector
+
+    fx = await build_fixture(services)
+    plain = await hybrid_search(
+        Ctx(services.db, services.settings, FakeEmbedder()),
+        workspace_id=fx.ws,
+        query="graph attention",
+        k=5,
+    )
+    assert PRF not in plain.trace.legs and plain.hits[0].leg_ranks["vector"] == 3
+    for mode in ("replace", "add"):
+        retrieval = services.settings.retrieval.model_copy(
+            update={"prf_docs": 1, "prf_weight": 3.0, "prf_mode": mode}
+        )
+        settings = services.settings.model_copy(update={"retrieval": retrieval})
+        ctx = Ctx(services.db, settings, FakeEmbedder())
+        result = await hybrid_search(ctx, workspace_id=fx.ws, query="graph attention", k=5)
+        leg = result.trace.legs[PRF]
+        assert leg.details["feedback_chunks"] == [fx.chunks["b1"]]
+        assert leg.hits[0].chunk_id == fx.chunks["b1"]
+        moved = feedback_vector(unit(0), [near(0.8, 4)], 3.0)
+        assert leg.hits[0].score == pytest.approx(float(moved @ near(0.8, 4)), abs=1e-4)
+        assert result.hits[0].chunk_id == fx.chunks["b1"]
+        ranks = result.hits[0].leg_ranks
+        assert (ranks["vector"] if mode == "replace" else ranks[PRF]) == 1
+        if mode == "add":
+            assert ranks["vector"] == 3
+    assert np.allclose(feedback_vector(2 * unit(0), [], 0.5), unit(0))

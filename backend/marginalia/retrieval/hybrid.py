@@ -225,6 +225,23 @@ async def hybrid_search(
     t_legs = time.perf_counter()
 
     fused = fuse_legs(outcomes, method=fusion, rrf_k=rs.rrf_k)
+    if rs.prf_docs > 0 and VECTOR in outcomes and query_vector is not None and fused:
+        prf = await _feedback_leg(
+            ctx,
+            workspace_id=workspace_id,
+            query_vector=query_vector,
+            top=[f.key for f in fused[: rs.prf_docs]],
+            source_id=source_id,
+            depth=depth,
+            trace_depth=trace_depth,
+        )
+        if prf is not None:
+            if rs.prf_mode == "add":
+                outcomes[PRF] = prf
+            else:
+                outcomes[VECTOR] = prf
+            trace.legs[PRF] = prf.trace
+            fused = fuse_legs(outcomes, method=fusion, rrf_k=rs.rrf_k)
     source_of = {h.chunk_id: h.source_id for o in outcomes.values() for h in o.hits}
     trace.fused = [
         FusedEntry(f.key, rank, f.score, f.ranks)
@@ -301,6 +318,64 @@ async def hybrid_search(
         }
     )
     return RetrievalResult(hits=hits, trace=trace)
+
+
+#: The pseudo-relevance feedback search's name in the trace (and in the fusion, mode "add").
+PRF = "vector_prf"
+
+
+def feedback_vector(
+    query_vector: np.ndarray, feedback: Sequence[np.ndarray], weight: float
+) -> np.ndarray:
+    """Unit(unit(q) + weight · unit(mean(feedback))); the query itself without feedback."""
+    q = np.asarray(query_vector, dtype=np.float32)
+    q = q / (float(np.linalg.norm(q)) or 1.0)
+    if not feedback:
+        return q
+    mean = np.mean(np.stack([np.asarray(v, dtype=np.float32) for v in feedback]), axis=0)
+    mean = mean / (float(np.linalg.norm(mean)) or 1.0)
+    moved = q + weight * mean
+    return moved / (float(np.linalg.norm(moved)) or 1.0)
+
+
+async def _feedback_leg(
+    ctx: RetrievalContext,
+    *,
+    workspace_id: uuid.UUID,
+    query_vector: np.ndarray,
+    top: Sequence[int],
+    source_id: uuid.UUID | None,
+    depth: int,
+    trace_depth: int,
+) -> LegOutcome | None:
+    """Rocchio-style feedback on the vector leg: the unit query vector plus
+    ``prf_weight`` × the unit mean of the first-pass top chunks' embeddings, searched again.
+    Paraphrased questions share few words with the passage that answers them; the top
+    fused chunks usually sit in the right section, and their mean pulls the query towards
+    its vocabulary. None when no top chunk has an embedding."""
+    rs = ctx.settings.retrieval
+    async with ctx.db.session() as session:
+        vectors = await repo.chunk_embeddings(session, top, workspace_id=workspace_id)
+    if not vectors:
+        return None
+    moved = feedback_vector(query_vector, [vectors[c] for c in top if c in vectors], rs.prf_weight)
+    out = await vector_leg(
+        ctx.db,
+        workspace_id=workspace_id,
+        query_vector=moved,
+        source_id=source_id,
+        depth=depth,
+        ef_search=rs.hnsw_ef_search,
+        trace_depth=trace_depth,
+    )
+    out.trace.name = PRF
+    out.trace.details = {
+        **(out.trace.details or {}),
+        "feedback_chunks": list(vectors),
+        "weight": rs.prf_weight,
+        "mode": rs.prf_mode,
+    }
+    return out
 
 
 def fuse_legs(

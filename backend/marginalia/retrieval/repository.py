@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 from pgvector.sqlalchemy import Vector
-from sqlalchemy import bindparam, text
+from sqlalchemy import Integer, bindparam, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
@@ -358,6 +358,23 @@ async def vector_search(
             {"q": vec, "ws": workspace_id, "src": source_id, "depth": depth},
         )
     return [ScoredChunk(int(r[0]), r[1], 1.0 - float(r[2])) for r in result.all()]
+
+
+async def chunk_embeddings(
+    session: AsyncSession, chunk_ids: Sequence[int], *, workspace_id: uuid.UUID
+) -> dict[int, np.ndarray]:
+    """The stored embeddings of the given chunks of the workspace (pseudo-relevance
+    feedback reads the first-pass top chunks' vectors); chunks without one are left out."""
+    if not chunk_ids:
+        return {}
+    result = await session.execute(
+        text(
+            """SELECT id, embedding FROM chunks
+                WHERE id = ANY(:ids) AND workspace_id = :ws AND embedding IS NOT NULL"""
+        ).columns(id=Integer, embedding=Vector()),
+        {"ids": list(chunk_ids), "ws": workspace_id},
+    )
+    return {int(r[0]): np.asarray(r[1], dtype=np.float32) for r in result.all()}
 
 
 # ------------------------------------------------------------------------- concepts
