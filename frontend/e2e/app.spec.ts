@@ -46,7 +46,7 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     await expect(page.getByTestId('source-item')).toHaveCount(2)
   })
 
-  await test.step('ask: sources before the first token, a citation opens its passage with the quote marked', async () => {
+  await test.step('ask: sources before the first token, hovering a citation previews its passage with the quote marked', async () => {
     await page.getByRole('link', { name: 'Chat' }).click()
     await page.waitForURL(`**/w/${workspaceId}/chat`)
     await watchAnswerTiming(page)
@@ -61,7 +61,7 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     const claim = page.getByTestId('claim').first()
     const citation = claim.getByTestId('citation').first()
     await expect(citation).toHaveAttribute('data-n', /\d+/)
-    await citation.click()
+    await citation.hover()
     const passage = page.getByTestId('passage')
     await expect(passage).toBeVisible()
     const mark = passage.getByTestId('passage-quote')
@@ -92,8 +92,8 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     await expect(page.getByTestId('question')).toHaveCount(2)
     await expect(page.getByTestId('claim').first()).toBeVisible()
     await expect(page.getByTestId('refusal')).toBeVisible()
-    // A stored answer's citation still opens its passage with the quote marked.
-    await page.getByTestId('claim').first().getByTestId('citation').first().click()
+    // A stored answer's citation still previews its passage with the quote marked.
+    await page.getByTestId('claim').first().getByTestId('citation').first().hover()
     await expect(page.getByTestId('passage').getByTestId('passage-quote')).toBeVisible()
     await page.keyboard.press('Escape')
   })

@@ -239,3 +239,61 @@ test('canvas screenshots', async ({ browser }) => {
       await context.close()
     }
 })
+
+// Issue 16 item 3: a citation anywhere opens the reader at its page with the passage marked
+// and scrolled into view — here a wiki citation, the evidence view's claim and evidence
+// links, and a claim's quote in the canvas side panel.
+test('wiki, evidence and canvas citations open the reader with the passage marked', async ({ page, request }) => {
+  const sources: { id: string; kind: string }[] = await (await request.get(`/api/workspaces/${workspaceId}/sources`)).json()
+  const pdfs = new Set(sources.filter((s) => s.kind === 'pdf').map((s) => s.id))
+  const expectMarkedPage = async () => {
+    await page.waitForURL(/\/read\/[0-9a-f-]{36}\?page=\d+&chunk=\d+/)
+    const cited = Number(new URL(page.url()).searchParams.get('page'))
+    const mark = page.getByTestId('quote-highlight').first()
+    await expect(mark).toBeInViewport({ timeout: 30_000 })
+    await expect(page.locator(`.react-pdf__Page[data-page-number="${cited}"]`)).toBeVisible()
+    const markPage = await mark.evaluate((el) => el.closest('[data-page-box]')?.getAttribute('data-page-box') ?? null)
+    expect(Number(markPage)).toBeGreaterThanOrEqual(cited)
+    await expect(page.getByTestId('margin-marker').first()).toBeVisible()
+  }
+
+  // A wiki page's citation of an uploaded PDF.
+  const wiki: { slug: string }[] = await (await request.get(`/api/workspaces/${workspaceId}/wiki`)).json()
+  let target: { slug: string; index: number } | null = null
+  for (const w of wiki) {
+    const p: { citations: { source_id: string; chunk_index: number | null }[] } = await (await request.get(`/api/workspaces/${workspaceId}/wiki/${w.slug}`)).json()
+    const cited = p.citations.filter((c) => c.chunk_index !== null)
+    const index = cited.findIndex((c) => pdfs.has(c.source_id))
+    if (index >= 0 && cited.length === p.citations.length) {
+      target = { slug: w.slug, index }
+      break
+    }
+  }
+  expect(target, 'some wiki page cites an uploaded PDF').toBeTruthy()
+  await page.goto(`/w/${workspaceId}/wiki/${target!.slug}`)
+  await page.getByTestId('wiki-citation').nth(target!.index).click()
+  await expectMarkedPage()
+
+  // The evidence view: the claim's own quote in its source.
+  const claims: { id: string; source_id: string; quote: string | null; chunk_id: number | null; evidence: unknown[] }[] = await (
+    await request.get(`/api/workspaces/${workspaceId}/claims`)
+  ).json()
+  const claim = claims.find((c) => c.evidence.length > 0 && c.quote && c.chunk_id !== null && pdfs.has(c.source_id))
+  expect(claim, 'a claim from a PDF with evidence').toBeTruthy()
+  await page.goto(`/w/${workspaceId}/evidence?claim=${claim!.id}`)
+  await expect(page.getByTestId('claim-read')).toHaveAttribute('href', /chunk=\d+&quote=/)
+  await page.getByTestId('claim-read').click()
+  await expectMarkedPage()
+
+  // The canvas side panel: a claim's quote of the selected source.
+  await openCanvas(page)
+  const node = graph.nodes.find((n) => n.id === `source:${claim!.source_id}`)
+  expect(node, 'the claim\'s source is on the canvas').toBeTruthy()
+  await page.getByTestId('canvas-search').fill(node!.label)
+  await page.getByTestId('canvas-search').press('Enter')
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', node!.id)
+  const read = page.getByTestId('canvas-panel').getByTestId('panel-claim-read').first()
+  await expect(read).toHaveAttribute('href', /chunk=\d+&quote=/)
+  await read.click()
+  await expectMarkedPage()
+})

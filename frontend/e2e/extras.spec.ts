@@ -105,7 +105,7 @@ test('screenshots and timings', async ({ page, browser }) => {
       chatUrl,
       async (p) => {
         await expect(p.getByTestId('claim').first()).toBeVisible()
-        await p.getByTestId('claim').first().getByTestId('citation').first().click()
+        await p.getByTestId('claim').first().getByTestId('citation').first().hover()
         await expect(p.getByTestId('passage-quote')).toBeVisible()
       },
     ],

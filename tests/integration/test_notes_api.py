@@ -154,3 +154,29 @@ async def test_text_source_highlight_and_deleting_the_source_deletes_its_notes(
     assert (
         await client.patch(f"/api/highlights/{made['id']}", json={"note": "x"})
     ).status_code == 404
+
+
+async def test_chunk_location_marks_a_quote_or_the_whole_chunk(
+    services: Runtime, corpus: dict[str, uuid.UUID], client: httpx.AsyncClient, shared_data: Path
+) -> None:
+    """What a wiki or evidence citation (a chunk, perhaps a quote) opens the reader with."""
+    pdf = corpus["pdf"]
+    chunks = await sources_usecase.source_chunks(services, pdf, limit=100, offset=0)
+    chunk = next(c for c in chunks if c.page_start == 2)
+    sentence = re.search(r"[A-Z][a-z]+(?:[ \n][a-zA-Z,;()'-]+){8,20}\.", chunk.text)
+    assert sentence is not None
+    data = (shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes()
+    url = f"/api/sources/{pdf}/chunks/{chunk.chunk_index}/location"
+    r = await client.get(url, params={"quote": sentence.group()})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["page"] == 2 and got["rects"]
+    under = text_under(data, [Rect(**x) for x in got["rects"]])
+    assert _squash(under) == _squash(sentence.group())
+    whole = (await client.get(url)).json()
+    assert whole["rects"] and len(whole["rects"]) > len(got["rects"])
+    assert whole["char_start"] <= got["char_start"] and whole["char_end"] >= got["char_end"]
+    # A quote that is not in the chunk marks the whole chunk (the passage was cited).
+    assert (await client.get(url, params={"quote": "no such words here"})).json() == whole
+    missing = await client.get(f"/api/sources/{pdf}/chunks/99999/location")
+    assert missing.status_code == 404

@@ -134,6 +134,43 @@ async def locate_claims(ctx: LocationContext, answer: Answer) -> None:
         )
 
 
+async def locate_in_chunk(
+    ctx: LocationContext, source_id: uuid.UUID, chunk_index: int, quote: str | None
+) -> CitationLocation | None:
+    """Where ``quote`` stands in chunk ``chunk_index`` of a source (the whole chunk when
+    the quote is empty or not in it): page offsets and, for a stored PDF, rectangles —
+    what a wiki or evidence citation (a chunk, perhaps a quote) needs to open the reader
+    with the passage marked. None when the chunk does not exist or has no page offsets."""
+    async with ctx.db.session() as session:
+        chunk = await sources_repo.chunk_by_index(session, source_id, chunk_index)
+        if chunk is None or chunk.page_start is None:
+            return None
+        rows = await sources_repo.pages_for_source(session, source_id)
+        source = await sources_repo.get(session, source_id)
+    source_pages = [Page(r.page_number, r.text) for r in rows]
+    if not source_pages:
+        return None
+    span = quote_span(chunk.text, quote) if quote else None
+    start, end = span if span is not None else (0, len(chunk.text))
+    spans = page_spans(source_pages, chunk.page_start, chunk.char_start or 0, start, end)
+    if not spans:
+        return None
+    file_key = (
+        str(source.file_key)
+        if source is not None and source.kind == "pdf" and source.file_key
+        else None
+    )
+    return CitationLocation(
+        n=0,
+        source_id=source_id,
+        page=spans[0].page,
+        page_end=spans[-1].page,
+        char_start=spans[0].start,
+        char_end=spans[-1].end,
+        rects=await _rects(ctx, file_key, spans),
+    )
+
+
 async def _rects(
     ctx: LocationContext, file_key: str | None, spans: Sequence[PageSpan]
 ) -> list[QuoteRect]:

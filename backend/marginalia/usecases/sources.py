@@ -19,6 +19,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from marginalia.answer.locations import locate_in_chunk
+from marginalia.answer.schemas import CitationLocation
 from marginalia.db.models import Chunk, Job, Source, SourcePage
 from marginalia.db.repositories import sources as repo
 from marginalia.errors import MarginaliaError, NotFoundError, ValidationFailed
@@ -370,6 +372,17 @@ async def source_chunks(
     await get_source(rt, source_id)
     async with rt.db.session() as session:
         return await repo.chunks_for_source(session, source_id, limit=limit, offset=offset)
+
+
+async def chunk_location(
+    rt: Runtime, source_id: uuid.UUID, chunk_index: int, quote: str | None
+) -> CitationLocation:
+    """Where a quote (or the whole chunk) of chunk ``chunk_index`` stands on its pages."""
+    await get_source(rt, source_id)
+    location = await locate_in_chunk(rt, source_id, chunk_index, quote)
+    if location is None:
+        raise NotFoundError(f"no chunk {chunk_index} with page offsets in source {source_id}")
+    return location
 
 
 async def source_pages(rt: Runtime, source_id: uuid.UUID) -> list[SourcePage]:

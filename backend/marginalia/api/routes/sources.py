@@ -9,6 +9,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, File, Header, Query, Response, UploadFile, status
 from fastapi.responses import StreamingResponse
 
+from marginalia.answer.schemas import CitationLocation
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import (
     ChunkOut,
@@ -129,6 +130,28 @@ async def source_chunks(
 ) -> list[ChunkOut]:
     chunks = await service.source_chunks(rt, source_id, limit=limit, offset=offset)
     return [ChunkOut.model_validate(c) for c in chunks]
+
+
+@router.get(
+    "/sources/{source_id}/chunks/{chunk_index}/location",
+    response_model=CitationLocation,
+    summary="Where a quote of a chunk (or the whole chunk) stands: pages, offsets, PDF rectangles",
+)
+async def chunk_location(
+    source_id: uuid.UUID,
+    chunk_index: int,
+    rt: RuntimeDep,
+    quote_text: Annotated[
+        str | None,
+        Query(
+            alias="quote",
+            max_length=4000,
+            description="the quote to find in the chunk; the whole chunk without it",
+        ),
+    ] = None,
+) -> CitationLocation:
+    """What a wiki or evidence citation needs to open the reader with its passage marked."""
+    return await service.chunk_location(rt, source_id, chunk_index, quote_text)
 
 
 @router.get(

@@ -359,6 +359,17 @@ async def chunks_for_source(
     return list(result.scalars().all())
 
 
+async def chunk_by_index(
+    session: AsyncSession, source_id: uuid.UUID, chunk_index: int
+) -> Chunk | None:
+    result = await session.execute(
+        select(Chunk).where(
+            col(Chunk.source_id) == source_id, col(Chunk.chunk_index) == chunk_index
+        )
+    )
+    return result.scalars().first()
+
+
 async def pages_for_source(session: AsyncSession, source_id: uuid.UUID) -> list[SourcePage]:
     result = await session.execute(
         select(SourcePage)

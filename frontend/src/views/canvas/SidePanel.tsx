@@ -3,7 +3,8 @@
 import { useMemo, useState } from 'react'
 import { Link } from 'react-router'
 import type { Source } from '../../api/client'
-import { useSources, useWikiPage } from '../../api/queries'
+import { useChunks, useSources, useWikiPage } from '../../api/queries'
+import { chunkReaderHref } from '../reader/geometry'
 import { Button } from '../../ui/Button'
 import { Markdown } from '../../lib/Markdown'
 import { ChatPanel } from '../chat/ChatPanel'
@@ -62,6 +63,7 @@ function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId
   const sources = useSources(workspaceId)
   const source: Source | undefined = sources.data?.find((s) => s.id === data.sourceId)
   const claims = useClaims(workspaceId, data.sourceId)
+  const chunks = useChunks(data.sourceId)
   const [asking, setAsking] = useState(false)
   const concepts = useMemo(() => neighbours(graph, id, 'discusses'), [graph, id])
   const similar = useMemo(() => neighbours(graph, id, 'similar'), [graph, id])
@@ -114,7 +116,14 @@ function SourceDetails({ workspaceId, graph, data, id, onSelect }: { workspaceId
         {claims.data?.slice(0, 20).map((c) => (
           <li key={c.id} className="rounded border border-stone-200 p-2 dark:border-stone-700">
             <p>{c.text}</p>
-            {c.quote && <p className="mt-1 font-serif text-stone-700 italic dark:text-stone-300">“{c.quote}”</p>}
+            {c.quote && (
+              <p className="mt-1 font-serif text-stone-700 italic dark:text-stone-300">
+                “{c.quote}”{' '}
+                <Link className={`${linkCls} not-italic text-xs`} data-testid="panel-claim-read" to={chunkReaderHref(workspaceId, data.sourceId, chunks.data?.find((k) => k.id === c.chunk_id), c.quote)}>
+                  read it on the page
+                </Link>
+              </p>
+            )}
             {c.evidence.length > 0 && (
               <p className="mt-1 text-xs text-stone-600 dark:text-stone-400">
                 {c.evidence.length} {c.evidence.length === 1 ? 'piece' : 'pieces'} of evidence elsewhere ·{' '}

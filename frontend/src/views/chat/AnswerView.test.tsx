@@ -1,12 +1,17 @@
 import { describe, expect, it, afterEach } from 'vitest'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { MemoryRouter } from 'react-router'
+import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
 import { TurnView, type Turn } from './AnswerView'
 import { Markdown } from '../../lib/Markdown'
 import { answerMarkdown } from './copy'
 
 afterEach(cleanup)
+
+function Where() {
+  const l = useLocation()
+  return <p data-testid="where">{l.pathname + l.search}</p>
+}
 
 const passage1 = 'Background first. The resulting literature graph consists of more than 280M nodes, representing papers. More text after it.'
 
@@ -59,9 +64,25 @@ describe('citations in an answer', () => {
     expect(within(second!).getAllByTestId('claim-quote')).toHaveLength(1)
   })
 
-  it('opens the cited passage with the quote highlighted inside it', async () => {
-    renderTurn(turn)
+  it('clicking [n] opens the reader at the cited page, no popover first', async () => {
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <MemoryRouter initialEntries={['/w/w1/chat']}>
+          <Routes>
+            <Route path="/w/w1/chat" element={<TurnView turn={turn} workspaceId="w1" />} />
+            <Route path="/w/w1/read/:sourceId" element={<Where />} />
+          </Routes>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    )
     fireEvent.click(within(screen.getAllByTestId('claim')[0]!).getByTestId('citation'))
+    expect((await screen.findByTestId('where')).textContent).toBe('/w/w1/read/s1?page=1&n=1')
+    expect(screen.queryByTestId('passage')).toBeNull()
+  })
+
+  it('hovering [n] previews the cited passage with the quote highlighted inside it', async () => {
+    renderTurn(turn)
+    fireEvent.pointerEnter(within(screen.getAllByTestId('claim')[0]!).getByTestId('citation'))
     const mark = await screen.findByTestId('passage-quote')
     expect(mark.textContent).toBe('The resulting literature graph consists of more than 280M nodes')
     expect(screen.getByTestId('passage-text').textContent).toBe(passage1)

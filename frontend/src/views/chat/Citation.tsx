@@ -1,5 +1,6 @@
 import * as Popover from '@radix-ui/react-popover'
-import { Link } from 'react-router'
+import { useEffect, useRef } from 'react'
+import { Link, useNavigate } from 'react-router'
 import type { AnswerSource, CitationLocation } from '../../api/ask'
 import { readerHref } from '../reader/geometry'
 import { findQuote } from '../../lib/quotes'
@@ -7,7 +8,9 @@ import { useUi } from '../../store'
 import { usePassageText } from './passages'
 import { reference } from './copy'
 
-/** `[n]`: a button that opens the cited passage with the claim's quote highlighted in it. */
+/** `[n]`: a click opens the reader at the quote's page with the quote marked and scrolled
+ * into view; hovering (or focusing) it previews the cited passage, its quote highlighted. A
+ * passage without a stored source (nothing to open) shows the preview on click instead. */
 export function CitationButton(props: {
   id: string
   n: number
@@ -19,24 +22,45 @@ export function CitationButton(props: {
   const { id, n, source, quote, location, workspaceId } = props
   const open = useUi((s) => s.citation?.id === id)
   const setCitation = useUi((s) => s.openCitation)
+  const navigate = useNavigate()
+  const timer = useRef<number | undefined>(undefined)
+  const href = source?.source_id ? citationHref(workspaceId, source.source_id, n, source, location) : null
+  const later = (show: boolean, ms: number) => {
+    window.clearTimeout(timer.current)
+    timer.current = window.setTimeout(() => setCitation(show ? { id, n, quote } : null), ms)
+  }
+  useEffect(() => () => window.clearTimeout(timer.current), [])
+  const hover = { onPointerEnter: () => later(true, 250), onPointerLeave: () => later(false, 200) }
   return (
     <Popover.Root open={open} onOpenChange={(o) => setCitation(o ? { id, n, quote } : null)}>
-      <Popover.Trigger asChild>
+      <Popover.Anchor asChild>
         <button
           type="button"
           data-testid="citation"
           data-n={n}
           disabled={!source}
-          aria-label={source ? `Source ${n}: ${source.document}` : `Source ${n}`}
+          aria-label={source ? `Source ${n}: ${source.document}${href ? ', open it in the reader' : ''}` : `Source ${n}`}
+          aria-haspopup="dialog"
+          aria-expanded={open}
+          onClick={() => {
+            window.clearTimeout(timer.current)
+            if (href) {
+              setCitation(null)
+              navigate(href)
+            } else setCitation(open ? null : { id, n, quote })
+          }}
+          {...hover}
           className="mx-0.5 inline-flex h-5 min-w-5 items-center justify-center rounded bg-accent-100 px-1 align-baseline text-[0.75rem] font-semibold text-accent-700 hover:bg-accent-300/60 disabled:opacity-50 dark:bg-accent-700/40 dark:text-accent-100 dark:hover:bg-accent-700/70"
         >
           {n}
         </button>
-      </Popover.Trigger>
+      </Popover.Anchor>
       <Popover.Portal>
         <Popover.Content
           sideOffset={6}
           collisionPadding={12}
+          onOpenAutoFocus={(e) => e.preventDefault()}
+          {...hover}
           className="z-50 max-h-[min(28rem,70vh)] w-[min(30rem,calc(100vw-1.5rem))] overflow-y-auto rounded-lg border border-stone-200 bg-white p-3 text-sm shadow-xl dark:border-stone-700 dark:bg-stone-900"
           data-testid="passage"
           aria-label={`Passage ${n}`}

@@ -12,6 +12,7 @@ import { ErrorText } from '../../ui/Field'
 import { cx } from '../../lib/cx'
 import { useClaims } from '../canvas/api'
 import { byRelation, contestedClaims, onlyRelated, RELATIONS, type Claim, type Evidence, type Relation } from './contested'
+import { chunkReaderHref } from '../reader/geometry'
 
 type Gap = Schemas['GapView']
 const linkCls = 'text-accent-700 underline dark:text-accent-300'
@@ -130,6 +131,8 @@ function ClaimRow({ claim, title, active, onPick }: { claim: Claim; title: strin
 
 function ClaimEvidence({ claim, workspaceId, sourceTitle, onClose }: { claim: Claim; workspaceId: string; sourceTitle: string | undefined; onClose: () => void }) {
   const g = byRelation(claim)
+  const claimChunks = useChunks(claim.source_id)
+  const claimChunk = claimChunks.data?.find((c) => c.id === claim.chunk_id)
   const shown = RELATIONS.filter((r) => r !== 'related' || g.related.length > 0)
   return (
     <section className="mt-4 rounded-lg border border-stone-200 bg-white p-3 dark:border-stone-700 dark:bg-stone-900" data-testid="claim-evidence" aria-label="The claim's evidence">
@@ -139,7 +142,7 @@ function ClaimEvidence({ claim, workspaceId, sourceTitle, onClose }: { claim: Cl
           {claim.quote && <p className="mt-1 font-serif text-sm text-stone-700 italic dark:text-stone-300">“{claim.quote}”</p>}
           <p className="mt-1 text-xs text-stone-600 dark:text-stone-400">
             Claimed by{' '}
-            <Link className={linkCls} to={`/w/${workspaceId}/read/${claim.source_id}`}>
+            <Link className={linkCls} to={chunkReaderHref(workspaceId, claim.source_id, claimChunk, claim.quote)} data-testid="claim-read">
               {sourceTitle ?? 'its source'}
             </Link>
           </p>
@@ -172,7 +175,7 @@ function EvidenceCard({ evidence, workspaceId }: { evidence: Evidence; workspace
   const chunk = chunks.data?.find((c) => c.id === evidence.chunk_id)
   const text = (chunk?.text ?? '').replace(/\s+/g, ' ').trim()
   const quote = text.length > 320 ? `${text.slice(0, 320).trimEnd()}…` : text
-  const href = `/w/${workspaceId}/read/${evidence.source_id}${chunk ? `?page=${chunk.page_start ?? 1}&chunk=${chunk.chunk_index}` : ''}`
+  const href = chunkReaderHref(workspaceId, evidence.source_id, chunk)
   return (
     <li className="rounded border border-stone-200 p-2 text-sm dark:border-stone-700" data-testid="evidence-item">
       <p className="font-medium">{evidence.source_title ?? 'A source'}</p>

@@ -1,4 +1,6 @@
-// The reader: /w/{workspaceId}/read/{sourceId}?page=N[&rects=…&n=…][&chars=…][&highlight=id].
+// The reader: /w/{workspaceId}/read/{sourceId}?page=N[&rects=…&n=…][&chars=…][&highlight=id]
+// [&chunk=I[&quote=…]] (a wiki or evidence citation: the backend locates the quote, or the
+// whole passage, in chunk I).
 // A PDF opens at page N with the cited quote marked (rectangles from the backend); other
 // sources open as formatted text with the same marks. The sidebar lists what is marked
 // (selecting a margin marker selects its row) and holds the per-paper Q&A.
@@ -40,13 +42,31 @@ export function ReaderPage() {
     staleTime: Infinity,
   })
   const n = params.get('n')
-  const quoteRects = useMemo(() => decodeRects(params.get('rects')), [params])
-  const quoteChars = useMemo(() => decodeChars(params.get('chars')), [params])
+  const chunk = params.get('chunk')
+  const chunkQuote = params.get('quote')
+  const located = useQuery({
+    queryKey: ['chunk-location', sourceId, chunk, chunkQuote],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/sources/{source_id}/chunks/{chunk_index}/location', {
+          params: { path: { source_id: sourceId, chunk_index: Number(chunk) }, query: chunkQuote ? { quote: chunkQuote } : {} },
+        }),
+      ),
+    enabled: Boolean(sourceId) && chunk !== null && !params.get('rects') && !params.get('chars'),
+    staleTime: Infinity,
+    retry: false,
+  })
+  const quoteRects = useMemo(() => (located.data?.rects?.length ? located.data.rects : decodeRects(params.get('rects'))), [params, located.data])
+  const quoteChars = useMemo(() => {
+    const l = located.data
+    if (l && !l.rects?.length) return { page: l.page, start: l.char_start, pageEnd: l.page_end, end: l.char_end }
+    return decodeChars(params.get('chars'))
+  }, [params, located.data])
   const askedPage = Number(params.get('page')) || quoteRects[0]?.page || null
   const [initialPage] = useState(() => askedPage ?? rememberedPage(sourceId) ?? 1)
   const quoteLabel = n ? `Cited passage [${n}]` : 'Cited passage'
   // A new citation opened while the reader is open (per-paper Q&A) is a new mark to show.
-  const citeId = `cite:${params.get('rects') ?? ''}:${params.get('chars') ?? ''}`
+  const citeId = `cite:${params.get('rects') ?? ''}:${params.get('chars') ?? ''}:${chunk ?? ''}:${chunkQuote ?? ''}`
   const highlights = useHighlights(sourceId)
   const create = useCreateHighlight(sourceId)
   const highlightId = params.get('highlight')

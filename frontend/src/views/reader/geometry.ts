@@ -79,3 +79,14 @@ export function rememberPage(sourceId: string, page: number): void {
     /* storage full or disabled: nothing to remember */
   }
 }
+
+/** The reader at a cited chunk: the backend locates `quote` in it (the whole chunk without
+ * one) and the reader marks it and scrolls to it (wiki, evidence and canvas citations). */
+export function chunkReaderHref(workspaceId: string, sourceId: string, chunk: { chunk_index: number; page_start?: number | null } | undefined, quote?: string | null): string {
+  if (!chunk) return `/w/${workspaceId}/read/${sourceId}`
+  const params = new URLSearchParams()
+  if (chunk.page_start) params.set('page', String(chunk.page_start))
+  params.set('chunk', String(chunk.chunk_index))
+  if (quote) params.set('quote', quote.slice(0, 2000))
+  return `/w/${workspaceId}/read/${sourceId}?${params.toString()}`
+}
