@@ -2777,7 +2777,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["JobEventOut"];
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                    };
                 };
             };
             /** @description Not an allowed Host */
@@ -3349,6 +3353,7 @@ export interface operations {
             header?: never;
             path: {
                 source_id: string;
+                /** @description the chunk's index */
                 chunk_index: number;
             };
             cookie?: never;
@@ -3497,7 +3502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": string;
                 };
             };
             /** @description partial content */
