@@ -1252,6 +1252,8 @@ export interface components {
          * @description A canvas node. Positions are the front end's job.
          */
         GraphNode: {
+            /** @description syntheses: the saved answer with its citations */
+            answer?: components["schemas"]["SynthesisAnswer"] | null;
             /**
              * Cluster Id
              * @description sources: redundancy cluster, if any
@@ -1734,6 +1736,76 @@ export interface components {
             workspace_id: string;
             /** Year */
             year: number | null;
+        };
+        /**
+         * SynthesisAnswer
+         * @description A synthesis node's saved answer: its claims with their `[n]` citations and the
+         *     passages those numbers name, enough to open the reader at each quote.
+         */
+        SynthesisAnswer: {
+            /** Claims */
+            claims: components["schemas"]["SynthesisClaim"][];
+            /**
+             * Conversation Id
+             * Format: uuid
+             */
+            conversation_id: string;
+            /**
+             * Message Id
+             * Format: uuid
+             */
+            message_id: string;
+            /**
+             * Passages
+             * @description the cited passages only
+             */
+            passages: components["schemas"]["SynthesisPassage"][];
+        };
+        /** SynthesisClaim */
+        SynthesisClaim: {
+            /**
+             * Citations
+             * @description passage numbers `[n]`
+             */
+            citations?: number[];
+            /**
+             * Quote
+             * @description verbatim from the cited passage
+             */
+            quote?: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * SynthesisPassage
+         * @description A numbered passage a saved answer cites (its text is in the conversation).
+         */
+        SynthesisPassage: {
+            /** Chunk Id */
+            chunk_id?: number | null;
+            /**
+             * Chunk Index
+             * @description the chunk in its source: the reader's `chunk` parameter
+             */
+            chunk_index?: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /** Page */
+            page?: number | null;
+            /** Section Title */
+            section_title?: string | null;
+            /** Source Id */
+            source_id?: string | null;
+            /** Wiki Slug */
+            wiki_slug?: string | null;
         };
         /**
          * UploadFileOut
