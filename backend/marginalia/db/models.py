@@ -15,6 +15,7 @@ from typing import Any
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
+    CheckConstraint,
     Column,
     Computed,
     DateTime,
@@ -106,14 +107,20 @@ def _vector() -> Any:
 
 
 class User(SQLModel, table=True):
+    """An account (accounts mode, migration 0010); local mode has none."""
+
     __tablename__ = "users"
     id: uuid.UUID = _uuid_pk()
     email: str = Field(unique=True)
     name: str | None = None
+    # argon2id (``argon2-cffi``); None: the user cannot sign in with a password.
+    password_hash: str | None = None
     created_at: datetime = _created()
 
 
 class ApiToken(SQLModel, table=True):
+    """A bearer token for the CLI and agents; only its SHA-256 is stored."""
+
     __tablename__ = "api_tokens"
     id: uuid.UUID = _uuid_pk()
     user_id: uuid.UUID = _fk("users.id")
@@ -121,6 +128,43 @@ class ApiToken(SQLModel, table=True):
     token_hash: str = Field(unique=True)
     created_at: datetime = _created()
     last_used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+class UserSession(SQLModel, table=True):
+    """A signed-in browser: the session cookie's SHA-256 and when it expires."""
+
+    __tablename__ = "user_sessions"
+    id: uuid.UUID = _uuid_pk()
+    user_id: uuid.UUID = _fk("users.id")
+    token_hash: str = Field(unique=True)
+    created_at: datetime = _created()
+    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
+
+
+class WorkspaceMember(SQLModel, table=True):
+    """Who may use a workspace: ``owner`` (everything) or ``reader`` (read and ask)."""
+
+    __tablename__ = "workspace_members"
+    __table_args__ = (
+        CheckConstraint("role IN ('owner', 'reader')", name="ck_workspace_members_role"),
+    )
+    workspace_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True),
+            ForeignKey("workspaces.id", ondelete="CASCADE"),
+            primary_key=True,
+        )
+    )
+    user_id: uuid.UUID = Field(
+        sa_column=Column(
+            UUID(as_uuid=True),
+            ForeignKey("users.id", ondelete="CASCADE"),
+            primary_key=True,
+            index=True,
+        )
+    )
+    role: str
+    created_at: datetime = _created()
 
 
 class EmbeddingModel(SQLModel, table=True):
@@ -539,6 +583,8 @@ class Job(SQLModel, table=True):
     id: uuid.UUID = _uuid_pk()
     kind: str
     workspace_id: uuid.UUID | None = _fk("workspaces.id", nullable=True)
+    # who started it (accounts mode): a job without a workspace is visible only to them
+    user_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True, index=False)
     status: str = "queued"  # queued | running | succeeded | failed | cancelled
     params: dict[str, Any] = _json({})
     # What a resumed run needs to skip work it already did.
