@@ -15,7 +15,6 @@ from typing import Any
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
-    CheckConstraint,
     Column,
     Computed,
     DateTime,
@@ -130,41 +129,7 @@ class ApiToken(SQLModel, table=True):
     last_used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
-class UserSession(SQLModel, table=True):
-    """A signed-in browser: the session cookie's SHA-256 and when it expires."""
-
-    __tablename__ = "user_sessions"
-    id: uuid.UUID = _uuid_pk()
-    user_id: uuid.UUID = _fk("users.id")
-    token_hash: str = Field(unique=True)
-    created_at: datetime = _created()
-    expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
-
-
-class WorkspaceMember(SQLModel, table=True):
-    """Who may use a workspace: ``owner`` (everything) or ``reader`` (read and ask)."""
-
-    __tablename__ = "workspace_members"
-    __table_args__ = (
-        CheckConstraint("role IN ('owner', 'reader')", name="ck_workspace_members_role"),
-    )
-    workspace_id: uuid.UUID = Field(
-        sa_column=Column(
-            UUID(as_uuid=True),
-            ForeignKey("workspaces.id", ondelete="CASCADE"),
-            primary_key=True,
-        )
-    )
-    user_id: uuid.UUID = Field(
-        sa_column=Column(
-            UUID(as_uuid=True),
-            ForeignKey("users.id", ondelete="CASCADE"),
-            primary_key=True,
-            index=True,
-        )
-    )
-    role: str
-    created_at: datetime = _created()
+# Browser sessions and workspace members live in marginalia.db.models_accounts.
 
 
 class EmbeddingModel(SQLModel, table=True):
@@ -618,6 +583,10 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+from marginalia.db.models_accounts import (  # noqa: E402, F401  (registers the tables)
+    UserSession,
+    WorkspaceMember,
+)
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalImpact,
     RetrievalSourceStats,
