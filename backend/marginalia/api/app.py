@@ -129,7 +129,36 @@ def _document_errors(app: FastAPI) -> None:
         schemas = spec.get("components", {}).get("schemas", {})
         for unused in ("HTTPValidationError", "ValidationError"):
             schemas.pop(unused, None)
+        for schema in schemas.values():
+            _no_nul_in_text(schema)
+        for operations in spec.get("paths", {}).values():
+            for operation in operations.values():
+                for parameter in operation.get("parameters", []):
+                    _no_nul_in_text(parameter.get("schema", {}))
         app.openapi_schema = spec
         return spec
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+#: A NUL character is refused in any text (api.hardening.RequestGuard: 422); the schema says so.
+NO_NUL = r"^[^\x00]*$"
+
+
+def _no_nul_in_text(node: Any) -> None:
+    """Give every free-text string schema under ``node`` the ``NO_NUL`` pattern (not ids,
+    dates, enums or file contents, whose own constraints already exclude NUL)."""
+    if not isinstance(node, dict):
+        return
+    kinds = node.get("type")
+    is_text = kinds == "string" or (isinstance(kinds, list) and "string" in kinds)
+    constrained = {"format", "enum", "const", "pattern", "contentMediaType"} & node.keys()
+    if is_text and not constrained:
+        node["pattern"] = NO_NUL
+    for key in ("items", "additionalProperties", "not"):
+        _no_nul_in_text(node.get(key))
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for item in node.get(key) or []:
+            _no_nul_in_text(item)
+    for item in (node.get("properties") or {}).values():
+        _no_nul_in_text(item)

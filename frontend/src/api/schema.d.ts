@@ -1322,6 +1322,8 @@ export interface components {
          * @description A canvas node. Positions are the front end's job.
          */
         GraphNode: {
+            /** @description syntheses: the saved answer with its citations */
+            answer?: components["schemas"]["SynthesisAnswer"] | null;
             /**
              * Cluster Id
              * @description sources: redundancy cluster, if any
@@ -1843,6 +1845,76 @@ export interface components {
             workspace_id: string;
             /** Year */
             year: number | null;
+        };
+        /**
+         * SynthesisAnswer
+         * @description A synthesis node's saved answer: its claims with their `[n]` citations and the
+         *     passages those numbers name, enough to open the reader at each quote.
+         */
+        SynthesisAnswer: {
+            /** Claims */
+            claims: components["schemas"]["SynthesisClaim"][];
+            /**
+             * Conversation Id
+             * Format: uuid
+             */
+            conversation_id: string;
+            /**
+             * Message Id
+             * Format: uuid
+             */
+            message_id: string;
+            /**
+             * Passages
+             * @description the cited passages only
+             */
+            passages: components["schemas"]["SynthesisPassage"][];
+        };
+        /** SynthesisClaim */
+        SynthesisClaim: {
+            /**
+             * Citations
+             * @description passage numbers `[n]`
+             */
+            citations?: number[];
+            /**
+             * Quote
+             * @description verbatim from the cited passage
+             */
+            quote?: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * SynthesisPassage
+         * @description A numbered passage a saved answer cites (its text is in the conversation).
+         */
+        SynthesisPassage: {
+            /** Chunk Id */
+            chunk_id?: number | null;
+            /**
+             * Chunk Index
+             * @description the chunk in its source: the reader's `chunk` parameter
+             */
+            chunk_index?: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /** Page */
+            page?: number | null;
+            /** Section Title */
+            section_title?: string | null;
+            /** Source Id */
+            source_id?: string | null;
+            /** Wiki Slug */
+            wiki_slug?: string | null;
         };
         /**
          * UploadFileOut
@@ -3176,7 +3248,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["JobEventOut"];
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                    };
                 };
             };
             /** @description Not an allowed Host */
@@ -3820,6 +3896,7 @@ export interface operations {
             header?: never;
             path: {
                 source_id: string;
+                /** @description the chunk's index */
                 chunk_index: number;
             };
             cookie?: never;
@@ -3986,7 +4063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": string;
                 };
             };
             /** @description partial content */
