@@ -297,3 +297,37 @@ test('wiki, evidence and canvas citations open the reader with the passage marke
   await read.click()
   await expectMarkedPage()
 })
+
+// Issue 15 item 1: a saved answer's `[n]` citations in the canvas side panel open the reader
+// at the cited chunk with the claim's quote marked, as chat's citations do.
+test('a synthesis panel shows the saved answer and its citations open the reader at the quote', async ({ page, request }) => {
+  const asked = await request.post(`/api/workspaces/${workspaceId}/ask`, {
+    data: { question: 'How does SPECTER use citations to learn document embeddings?' },
+    headers: { Accept: 'application/x-ndjson' },
+  })
+  expect(asked.status(), await asked.text()).toBe(200)
+  const events = (await asked.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const done = events.at(-1)
+  expect(done.type, JSON.stringify(done)).toBe('done')
+  expect(done.answer.refused, 'the offline engine answers from the uploaded PDFs').toBe(false)
+  const id = `synthesis:${done.message_id}`
+  const now: { nodes: { id: string; answer?: { claims: { quote: string | null; citations: number[] }[] } }[] } = await (
+    await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)
+  ).json()
+  const node = now.nodes.find((n) => n.id === id)
+  expect(node?.answer?.claims.length, 'the synthesis node carries its claims').toBeGreaterThan(0)
+
+  await openCanvas(page)
+  await page.locator(`.react-flow__node[data-id="${id}"]`).click()
+  const panel = page.getByTestId('canvas-panel')
+  await expect(panel).toHaveAttribute('data-node', id)
+  await expect(panel.getByTestId('panel-answer-claim')).toHaveCount(node!.answer!.claims.length)
+  const citation = panel.getByTestId('panel-answer').getByTestId('citation').first()
+  await expect(citation).toBeEnabled()
+  await expectAccessible(page, 'canvas with a saved answer selected')
+  await citation.click()
+  await page.waitForURL(/\/read\/[0-9a-f-]{36}\?(page=\d+&)?chunk=\d+&quote=/)
+  const url = new URL(page.url())
+  expect(url.searchParams.get('quote')).toBe(node!.answer!.claims[0]!.quote)
+  await expect(page.getByTestId('quote-highlight').first()).toBeInViewport({ timeout: 30_000 })
+})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter, defaultdict
 
+from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.db.models import Concept, ConceptEdge
@@ -28,6 +29,9 @@ from marginalia.knowledge.views import (
     GraphNode,
     GraphView,
     SourceCitationsView,
+    SynthesisAnswer,
+    SynthesisClaim,
+    SynthesisPassage,
     WikiCitationView,
     WikiPageSummary,
     WikiPageView,
@@ -159,16 +163,23 @@ async def graph_view(
                 data={"evidence": ce.evidence},
             )
         )
-    for mid, content, cited, question, n_claims in syntheses:
+    for syn in syntheses:
+        mid = syn.message_id
         nodes.append(
             GraphNode(
                 id=f"synthesis:{mid}",
                 type="synthesis",
-                label=normalize_whitespace(question or content)[:80],
-                data={"question": question, "claims": n_claims},
+                label=normalize_whitespace(syn.question or syn.content)[:80],
+                data={
+                    "question": syn.question,
+                    "claims": syn.claim_count,
+                    "conversation_id": str(syn.conversation_id),
+                    "message_id": str(mid),
+                },
+                answer=_synthesis_answer(syn),
             )
         )
-        for item in cited:
+        for item in syn.cited:
             sid_text = item.get("source_id") if isinstance(item, dict) else item
             try:
                 sid = uuid.UUID(str(sid_text))
@@ -184,6 +195,32 @@ async def graph_view(
                     )
                 )
     return GraphView(nodes=nodes, edges=edges)
+
+
+def _synthesis_answer(syn: repo.SynthesisRow) -> SynthesisAnswer:
+    """The stored answer's claims and the passages they cite; malformed parts of an
+    older stored answer are skipped, not fatal."""
+    claims: list[SynthesisClaim] = []
+    for c in syn.claims:
+        try:
+            claims.append(SynthesisClaim.model_validate(c))
+        except ValidationError:
+            continue
+    cited = {n for c in claims for n in c.citations}
+    passages: list[SynthesisPassage] = []
+    for p in syn.passages:
+        try:
+            passage = SynthesisPassage.model_validate(p)
+        except ValidationError:
+            continue
+        if passage.n in cited:
+            passages.append(passage)
+    return SynthesisAnswer(
+        conversation_id=syn.conversation_id,
+        message_id=syn.message_id,
+        claims=claims,
+        passages=sorted(passages, key=lambda p: p.n),
+    )
 
 
 async def list_concepts(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[ConceptView]:

@@ -1,5 +1,40 @@
 // Generated from the backend OpenAPI schema by `npm run gen:api`; do not edit.
 export interface paths {
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode, and the signed-in user if any */
+        get: operations["me_api_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in: sets the session cookie */
+        post: operations["sign_in_api_auth_session_post"];
+        /** Sign out: ends the session */
+        delete: operations["sign_out_api_auth_session_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}": {
         parameters: {
             query?: never;
@@ -595,6 +630,41 @@ export interface paths {
         /** Recompute the knowledge layer (a job) */
         post: operations["rebuild_api_workspaces__workspace_id__knowledge_rebuild_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who may use the workspace (accounts mode) */
+        get: operations["list_members_api_workspaces__workspace_id__members_get"];
+        /** Share the workspace with a user, as owner or reader (accounts mode) */
+        put: operations["set_member_api_workspaces__workspace_id__members_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing the workspace with a user (accounts mode) */
+        delete: operations["remove_member_api_workspaces__workspace_id__members__user_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1252,6 +1322,8 @@ export interface components {
          * @description A canvas node. Positions are the front end's job.
          */
         GraphNode: {
+            /** @description syntheses: the saved answer with its citations */
+            answer?: components["schemas"]["SynthesisAnswer"] | null;
             /**
              * Cluster Id
              * @description sources: redundancy cluster, if any
@@ -1477,6 +1549,38 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * MeOut
+         * @description Who the browser is: local mode has no user; accounts mode a signed-in user or none.
+         */
+        MeOut: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "local" | "accounts";
+            user: components["schemas"]["UserOut"] | null;
+        };
+        /** MemberOut */
+        MemberOut: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+            user: components["schemas"]["UserOut"];
+        };
+        /** MemberSet */
+        MemberSet: {
+            /** Email */
+            email: string;
+            /**
+             * Role
+             * @default reader
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+        };
         /** MessageOut */
         MessageOut: {
             /** Answer */
@@ -1643,6 +1747,13 @@ export interface components {
              */
             sources?: string[] | null;
         };
+        /** SignIn */
+        SignIn: {
+            /** Email */
+            email: string;
+            /** Password */
+            password: string;
+        };
         /** SourceCitationsView */
         SourceCitationsView: {
             /**
@@ -1736,6 +1847,76 @@ export interface components {
             year: number | null;
         };
         /**
+         * SynthesisAnswer
+         * @description A synthesis node's saved answer: its claims with their `[n]` citations and the
+         *     passages those numbers name, enough to open the reader at each quote.
+         */
+        SynthesisAnswer: {
+            /** Claims */
+            claims: components["schemas"]["SynthesisClaim"][];
+            /**
+             * Conversation Id
+             * Format: uuid
+             */
+            conversation_id: string;
+            /**
+             * Message Id
+             * Format: uuid
+             */
+            message_id: string;
+            /**
+             * Passages
+             * @description the cited passages only
+             */
+            passages: components["schemas"]["SynthesisPassage"][];
+        };
+        /** SynthesisClaim */
+        SynthesisClaim: {
+            /**
+             * Citations
+             * @description passage numbers `[n]`
+             */
+            citations?: number[];
+            /**
+             * Quote
+             * @description verbatim from the cited passage
+             */
+            quote?: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * SynthesisPassage
+         * @description A numbered passage a saved answer cites (its text is in the conversation).
+         */
+        SynthesisPassage: {
+            /** Chunk Id */
+            chunk_id?: number | null;
+            /**
+             * Chunk Index
+             * @description the chunk in its source: the reader's `chunk` parameter
+             */
+            chunk_index?: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /** Page */
+            page?: number | null;
+            /** Section Title */
+            section_title?: string | null;
+            /** Source Id */
+            source_id?: string | null;
+            /** Wiki Slug */
+            wiki_slug?: string | null;
+        };
+        /**
          * UploadFileOut
          * @description One file of an upload: ``accepted`` (ingested by the job) or ``refused`` (why).
          */
@@ -1811,6 +1992,18 @@ export interface components {
             worker: string | null;
             /** Workspace Id */
             workspace_id: string | null;
+        };
+        /** UserOut */
+        UserOut: {
+            /** Email */
+            email: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Name */
+            name: string | null;
         };
         /** WikiCitationView */
         WikiCitationView: {
@@ -2099,6 +2292,203 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    me_api_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_in_api_auth_session_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_out_api_auth_session_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_conversation_api_conversations__conversation_id__get: {
         parameters: {
             query?: never;
@@ -2128,7 +2518,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +2592,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2273,7 +2681,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2282,7 +2699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,7 +2811,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2403,7 +2829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2456,7 +2882,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2465,7 +2900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2958,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +3027,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2592,7 +3045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +3112,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +3179,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2726,7 +3197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,7 +3248,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["JobEventOut"];
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                    };
                 };
             };
             /** @description Not an allowed Host */
@@ -2789,7 +3264,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +3331,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +3349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2914,7 +3407,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3019,7 +3521,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3084,7 +3595,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3164,7 +3684,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,7 +3702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,7 +3778,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3840,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,6 +3896,7 @@ export interface operations {
             header?: never;
             path: {
                 source_id: string;
+                /** @description the chunk's index */
                 chunk_index: number;
             };
             cookie?: never;
@@ -3373,7 +3921,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +3997,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,7 +4063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": string;
                 };
             };
             /** @description partial content */
@@ -3516,7 +4082,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3592,7 +4167,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,7 +4229,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3654,7 +4247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,13 +4306,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -3762,7 +4364,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +4438,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,7 +4498,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +4516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4574,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3992,7 +4630,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4001,7 +4648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,7 +4701,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,7 +4719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4125,7 +4781,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4134,7 +4799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4210,7 +4875,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4265,7 +4939,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4274,7 +4957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,7 +5017,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4383,7 +5075,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,7 +5139,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4505,7 +5215,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4557,7 +5276,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4609,7 +5337,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,13 +5396,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -4708,7 +5454,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4717,8 +5472,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_members_api_workspaces__workspace_id__members_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"][];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_member_api_workspaces__workspace_id__members_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberSet"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    remove_member_api_workspaces__workspace_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4766,7 +5752,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4815,7 +5810,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4824,7 +5828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,7 +5878,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4883,7 +5896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +5946,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4942,7 +5964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4995,7 +6017,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5004,7 +6035,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +6097,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +6177,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +6195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,7 +6262,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5263,7 +6321,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +6380,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5364,7 +6440,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
