@@ -1,5 +1,40 @@
 // Generated from the backend OpenAPI schema by `npm run gen:api`; do not edit.
 export interface paths {
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode, and the signed-in user if any */
+        get: operations["me_api_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in: sets the session cookie */
+        post: operations["sign_in_api_auth_session_post"];
+        /** Sign out: ends the session */
+        delete: operations["sign_out_api_auth_session_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}": {
         parameters: {
             query?: never;
@@ -599,6 +634,41 @@ export interface paths {
         /** Recompute the knowledge layer (a job) */
         post: operations["rebuild_api_workspaces__workspace_id__knowledge_rebuild_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who may use the workspace (accounts mode) */
+        get: operations["list_members_api_workspaces__workspace_id__members_get"];
+        /** Share the workspace with a user, as owner or reader (accounts mode) */
+        put: operations["set_member_api_workspaces__workspace_id__members_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing the workspace with a user (accounts mode) */
+        delete: operations["remove_member_api_workspaces__workspace_id__members__user_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1504,6 +1574,38 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * MeOut
+         * @description Who the browser is: local mode has no user; accounts mode a signed-in user or none.
+         */
+        MeOut: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "local" | "accounts";
+            user: components["schemas"]["UserOut"] | null;
+        };
+        /** MemberOut */
+        MemberOut: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+            user: components["schemas"]["UserOut"];
+        };
+        /** MemberSet */
+        MemberSet: {
+            /** Email */
+            email: string;
+            /**
+             * Role
+             * @default reader
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+        };
         /** MessageOut */
         MessageOut: {
             /** Answer */
@@ -1669,6 +1771,13 @@ export interface components {
              * @description restrict to these sources: arxiv, openalex, brave, catalog
              */
             sources?: string[] | null;
+        };
+        /** SignIn */
+        SignIn: {
+            /** Email */
+            email: string;
+            /** Password */
+            password: string;
         };
         /** SourceCitationsView */
         SourceCitationsView: {
@@ -1908,6 +2017,18 @@ export interface components {
             worker: string | null;
             /** Workspace Id */
             workspace_id: string | null;
+        };
+        /** UserOut */
+        UserOut: {
+            /** Email */
+            email: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Name */
+            name: string | null;
         };
         /** WikiCitationView */
         WikiCitationView: {
@@ -2196,6 +2317,203 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    me_api_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_in_api_auth_session_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_out_api_auth_session_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_conversation_api_conversations__conversation_id__get: {
         parameters: {
             query?: never;
@@ -2225,7 +2543,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2290,7 +2617,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,7 +2635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2370,7 +2706,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,7 +2724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,7 +2836,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2500,7 +2854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,7 +2907,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2983,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2680,7 +3052,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,7 +3070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,7 +3137,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2814,7 +3204,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2823,7 +3222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +3273,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["JobEventOut"];
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                    };
                 };
             };
             /** @description Not an allowed Host */
@@ -2886,7 +3289,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,7 +3356,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2953,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +3432,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3020,7 +3450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3116,7 +3546,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3181,7 +3620,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3190,7 +3638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3709,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3346,7 +3803,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3865,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,6 +3921,7 @@ export interface operations {
             header?: never;
             path: {
                 source_id: string;
+                /** @description the chunk's index */
                 chunk_index: number;
             };
             cookie?: never;
@@ -3470,7 +3946,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +4022,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3594,7 +4088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": string;
                 };
             };
             /** @description partial content */
@@ -3613,7 +4107,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,7 +4192,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3742,7 +4254,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3751,7 +4272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3810,13 +4331,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -3859,7 +4389,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3924,7 +4463,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3975,7 +4523,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3984,7 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4042,7 +4599,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4089,7 +4655,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4151,7 +4726,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4160,7 +4744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4222,7 +4806,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4231,7 +4824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4307,7 +4900,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4362,7 +4964,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,7 +4982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4431,7 +5042,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4480,7 +5100,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4535,7 +5164,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4602,7 +5240,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4658,7 +5305,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4710,7 +5366,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4760,13 +5425,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -4809,7 +5483,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4818,8 +5501,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_members_api_workspaces__workspace_id__members_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"][];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_member_api_workspaces__workspace_id__members_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberSet"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    remove_member_api_workspaces__workspace_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4867,7 +5781,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4916,7 +5839,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4925,7 +5857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4975,7 +5907,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4984,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5034,7 +5975,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5043,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +6046,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,7 +6064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5167,7 +6126,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +6206,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +6224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5314,7 +6291,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5364,7 +6350,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,7 +6409,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,7 +6469,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
