@@ -568,7 +568,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sources, concepts and syntheses */
+        /**
+         * Sources, concepts and syntheses
+         * @description One page of the canvas graph: nodes by importance, the edges that close on it, and
+         *     `next_cursor` while more nodes remain.
+         */
         get: operations["get_graph_api_workspaces__workspace_id__graph_get"];
         put?: never;
         post?: never;
@@ -1351,12 +1355,33 @@ export interface components {
              */
             type: "source" | "concept" | "synthesis";
         };
-        /** GraphView */
+        /**
+         * GraphView
+         * @description One page of the graph: its nodes and the edges that close on this page (both ends
+         *     on this page or an earlier one). Without ``limit``, the whole graph.
+         */
         GraphView: {
             /** Edges */
             edges: components["schemas"]["GraphEdge"][];
+            /**
+             * Next Cursor
+             * @description pass as `cursor` for the next page; null: this is the last
+             */
+            next_cursor?: string | null;
             /** Nodes */
             nodes: components["schemas"]["GraphNode"][];
+            /**
+             * Remaining
+             * @description nodes after this page
+             * @default 0
+             */
+            remaining: number;
+            /**
+             * Total Nodes
+             * @description nodes in the whole graph
+             * @default 0
+             */
+            total_nodes: number;
         };
         /**
          * HighlightCreate
@@ -5249,6 +5274,10 @@ export interface operations {
             query?: {
                 /** @description keep the most central concepts only */
                 max_concepts?: number | null;
+                /** @description nodes per page, most important first */
+                limit?: number;
+                /** @description the previous page's `next_cursor` */
+                cursor?: string | null;
             };
             header?: never;
             path: {
