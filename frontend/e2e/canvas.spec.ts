@@ -331,3 +331,34 @@ test('a synthesis panel shows the saved answer and its citations open the reader
   expect(url.searchParams.get('quote')).toBe(node!.answer!.claims[0]!.quote)
   await expect(page.getByTestId('quote-highlight').first()).toBeInViewport({ timeout: 30_000 })
 })
+
+// Issue 15 item 5: the graph comes a page at a time; the canvas says when it is truncated
+// and loads further pages on demand. Here the page size is cut to 10 so the small workspace
+// spans several pages.
+test('a truncated graph says so and loads more pages on demand', async ({ page, request }) => {
+  const full = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000&limit=5000`)).json()
+  const total: number = full.total_nodes
+  expect(total).toBeGreaterThan(20)
+  await page.route(`**/api/workspaces/${workspaceId}/graph?*`, (route) => {
+    const url = new URL(route.request().url())
+    url.searchParams.set('limit', '10')
+    return route.continue({ url: url.toString() })
+  })
+  await openCanvas(page)
+  await expect(page.locator('.react-flow__node')).toHaveCount(10)
+  await expect(page.getByTestId('canvas-truncated')).toContainText(`Showing 10 of ${total} nodes`)
+  const more = page.getByTestId('canvas-load-more')
+  await expect(more).toHaveText(`Load more (${total - 10} remaining)`)
+  await more.click()
+  await expect(page.locator('.react-flow__node')).toHaveCount(20)
+  await expect(more).toHaveText(`Load more (${total - 20} remaining)`)
+  while (await more.isVisible()) {
+    await more.click()
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
+  }
+  await expect(page.getByTestId('canvas-truncated')).toHaveCount(0)
+  await expect(page.locator('.react-flow__node')).toHaveCount(total)
+  const drawn = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))
+  expect(new Set(drawn)).toEqual(new Set(full.nodes.map((n: { id: string }) => n.id)))
+  await expect(page.locator('.react-flow__edge')).toHaveCount(full.edges.length)
+})

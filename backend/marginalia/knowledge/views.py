@@ -71,8 +71,16 @@ class GraphEdge(BaseModel):
 
 
 class GraphView(BaseModel):
+    """One page of the graph: its nodes and the edges that close on this page (both ends
+    on this page or an earlier one). Without ``limit``, the whole graph."""
+
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    total_nodes: int = Field(default=0, description="nodes in the whole graph")
+    next_cursor: str | None = Field(
+        default=None, description="pass as `cursor` for the next page; null: this is the last"
+    )
+    remaining: int = Field(default=0, description="nodes after this page")
 
 
 class ConceptView(BaseModel):
