@@ -229,6 +229,13 @@ class KnowledgeSettings(BaseModel):
         default=50,
         description="the offline wiki keeps a page for (at most) this many most central concepts",
     )
+    refresh_delay_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="seconds without a knowledge update before the debounced "
+        "knowledge.refresh job recomputes centrality, levels, clusters and central wiki pages "
+        "after uploads; 0 runs the refresh inline at the end of each upload job",
+    )
 
 
 class AnswerSettings(BaseModel):
