@@ -219,6 +219,12 @@ class KnowledgeSettings(BaseModel):
     evidence_per_claim: int = Field(
         default=3, description="other sources (best passage each) searched per claim"
     )
+    evidence_backward_limit: int = Field(
+        default=30,
+        ge=0,
+        description="an added source's passages are recorded as evidence for at most this "
+        "many (the most similar) claims of the other sources",
+    )
     max_llm_evidence_calls: int = Field(
         default=40,
         description="evidence classifications per update with a model; the rest stay "

@@ -330,8 +330,9 @@ async def _sync_edges(
     spec = {(g, s) for g, s in spec if (s, g) not in spec}
     reduced = {(g, s) for g, s in spec if not any((g, m) in spec and (m, s) in spec for m in ids)}
     for g, s in sorted(reduced, key=lambda x: (str(x[0]), str(x[1]))):
-        tg = min(keys[g], key=len)
-        tb = next(t for t in keys[s] if len(t) > len(tg) and t[-len(tg) :] == tg)
+        tg, tb = next(
+            (a, b) for a in keys[g] for b in keys[s] if len(b) > len(a) and b[-len(a) :] == a
+        )
         evidence = f"a kind of: '{' '.join(tg)}' is the head of '{' '.join(tb)}'"
         propose(g, s, "specialization", float(max(1, len(cooc(g, s)))), evidence)
     closure = {_pair(g, s) for g, s in spec}

@@ -9,27 +9,30 @@ engines and the database, per source and per workspace.
 (:func:`marginalia.knowledge.linking.refresh_relevance` re-scores quality after the
 workspace description changed; the read side is :mod:`marginalia.knowledge.read`.)
 
-What "incremental" means when a source is added:
+What "incremental" means when a source is added (the work is bounded by what the source
+changes, not by the workspace; ``tests/integration/test_knowledge_bounded.py`` counts it):
 
-* **concepts** — the workspace's concepts are re-merged in memory
-  (:func:`~marginalia.knowledge.concepts.merge_concepts`) from the stored concepts of the
-  other sources (their names, aliases, acronym pairs and the parent/related relations their
-  extractions stated, rebuilt from the database) plus the new source's fresh extraction; only
-  the difference is written: new concepts (embedded), merged or orphaned concepts deleted,
-  changed levels/centrality/aliases, added/removed links and edges. Existing concepts keep
-  their slug and name, so ``[[slug]]`` links stay valid;
+* **concepts** — the new source's extracted concepts are matched against the stored concepts
+  that share a merge key with them and linked (new ones inserted and embedded), edges among
+  its concepts added or re-weighted (:mod:`marginalia.knowledge.concept_local`). Existing
+  concepts keep their slug and name, so ``[[slug]]`` links stay valid;
 * **source edges** — only between the new source and the others (DESIGN §6 rules); pairs of
   older sources keep the edges computed when the later of them was added, until
   :func:`rebuild_workspace`;
-* **redundancy clusters** — re-clustered over the whole workspace (average linkage, O(n²)
-  similarities: a few ms at a few hundred sources, so not worth an incremental variant);
 * **quality** — the new source only (every source when the workspace description embedding
   was missing and is computed now; :func:`refresh_relevance` after a description change);
 * **claims** — the new source's claims and their evidence in the other sources, plus the new
-  source's passages as evidence for the other sources' claims;
-* **wiki** — offline: pages of central concepts the source touches (or that lack a page)
-  are (re)written; LLM: the source and its 10 most similar pages go to the model, which
-  creates or updates 2–5 pages. Broken ``[[links]]`` are unlinked in a new revision.
+  source's passages as evidence for the (at most ``knowledge.evidence_backward_limit``) most
+  similar claims of the other sources;
+* **wiki** — with an LLM: the source and its 10 most similar pages go to the model, which
+  creates or updates 2–5 pages;
+* **graph-wide statistics** — PageRank centrality, workspace levels, merges of stored
+  concepts, redundancy clusters and the offline wiki's central pages are recomputed by
+  :func:`marginalia.knowledge.refresh.refresh_workspace`: inline after this function by
+  default (``refresh=True``), once at the end of a research/import job, and as the debounced
+  ``knowledge.refresh`` job after uploads.
+
+:func:`remove_source` still re-merges the whole workspace inline.
 """
 
 from __future__ import annotations
@@ -251,7 +254,10 @@ async def update_for_source(
             per_claim=ctx.settings.knowledge.evidence_per_claim,
         )
         backward = await repo.claims_near_source(
-            session, source_id, min_similarity=ctx.settings.knowledge.evidence_min_similarity
+            session,
+            source_id,
+            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
+            limit=ctx.settings.knowledge.evidence_backward_limit,
         )
         candidates = [*forward, *backward]
         evidence_rows = [related_row(c) for c in candidates]
