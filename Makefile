@@ -11,7 +11,7 @@ WEB := frontend
 WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/package.json $(WEB)/package-lock.json $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 
-.PHONY: run test setup lint services check web web-setup web-check web-api web-api-check web-unit web-e2e web-bench
+.PHONY: run test fuzz setup lint services check web web-setup web-check web-api web-api-check web-unit web-e2e web-bench
 
 setup:
 	@command -v $(UV) >/dev/null 2>&1 || python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
@@ -29,7 +29,13 @@ lint: setup
 
 test: setup services lint web-check
 	$(UV) run --frozen pytest -q
+	$(MAKE) fuzz
 	$(MAKE) web-e2e
+
+# schemathesis, every check on, against a live `marginalia serve` with seeded data
+# (scripts/fuzz_api.py; about 2.5 minutes). Fails on any 5xx or check failure.
+fuzz: setup
+	$(UV) run --frozen python scripts/fuzz_api.py --mode local
 
 # ------------------------------------------------------------------ web app (frontend/)
 

@@ -21,6 +21,10 @@ process.env.E2E_HOME ||= mkdtempSync(path.join(tmpdir(), 'marginalia-e2e-'))
 // A port nothing listens on: arXiv and OpenAlex are "unreachable" at once (no network here),
 // and the research test reads the shared ACL catalog as its local source.
 process.env.E2E_CLOSED_PORT ||= freePort()
+// A second server in accounts mode (issue 18) with one user, for the sign-in test.
+process.env.E2E_ACCOUNTS_PORT ||= freePort()
+process.env.E2E_ACCOUNTS_HOME ||= mkdtempSync(path.join(tmpdir(), 'marginalia-e2e-accounts-'))
+export const ACCOUNTS_USER = { email: 'reader@example.org', password: 'a long enough password' }
 const closed = `http://127.0.0.1:${process.env.E2E_CLOSED_PORT}`
 const baseURL = `http://127.0.0.1:${process.env.E2E_PORT}`
 
@@ -52,7 +56,7 @@ export default defineConfig({
     launchOptions: { executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: chromiumArgs },
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], viewport: { width: 1280, height: 800 } } }],
-  webServer: {
+  webServer: [{
     command: `uv run --frozen marginalia serve --host 127.0.0.1 --port ${process.env.E2E_PORT}`,
     cwd: root,
     url: `${baseURL}/api/health`,
@@ -70,5 +74,22 @@ export default defineConfig({
       MARGINALIA_SOURCES__MAX_RETRIES: '0',
     },
     gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
-  },
+  }, {
+    command:
+      `printf '%s\\n' "$E2E_PASSWORD" | uv run --frozen marginalia user add ${ACCOUNTS_USER.email} --password-stdin && ` +
+      `exec uv run --frozen marginalia serve --host 127.0.0.1 --port ${process.env.E2E_ACCOUNTS_PORT}`,
+    cwd: root,
+    url: `http://127.0.0.1:${process.env.E2E_ACCOUNTS_PORT}/api/health`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    env: {
+      MARGINALIA_HOME: process.env.E2E_ACCOUNTS_HOME,
+      MARGINALIA_AUTH__MODE: 'accounts',
+      MARGINALIA_LLM__PROVIDER: 'offline',
+      E2E_PASSWORD: ACCOUNTS_USER.password,
+    },
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+  }],
 })

@@ -276,6 +276,22 @@ class JobSettings(BaseModel):
     )
 
 
+class AuthSettings(BaseModel):
+    mode: Literal["local", "accounts"] = Field(
+        default="local",
+        description="local: one implicit user, loopback only; accounts: users sign in "
+        "(session cookie or API token) and see only their workspaces. `serve` on a "
+        "non-loopback address requires accounts",
+    )
+    session_days: float = Field(
+        default=14.0, gt=0, le=366, description="how long a browser stays signed in"
+    )
+    secure_cookies: bool = Field(
+        default=False,
+        description="mark the session cookie Secure (set when served over HTTPS)",
+    )
+
+
 class RetrievalSettings(BaseModel):
     fusion: Literal["score", "rrf"] = Field(
         default="score",
@@ -396,6 +412,9 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="retrieval")
     storage: StorageSettings = Field(
         default_factory=StorageSettings, description="stored files: local directory or S3"
+    )
+    auth: AuthSettings = Field(
+        default_factory=AuthSettings, description="who may use the API: local or accounts"
     )
 
     @property

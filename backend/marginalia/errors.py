@@ -43,3 +43,17 @@ class UnsupportedMedia(MarginaliaError):
 class ServiceUnavailable(MarginaliaError):
     code = "service_unavailable"
     status_code = 503
+
+
+class Unauthorized(MarginaliaError):
+    """No valid credentials (accounts mode): sign in or send an API token."""
+
+    code = "unauthorized"
+    status_code = 401
+
+
+class Forbidden(MarginaliaError):
+    """Signed in and allowed to see the resource, but not to change it (a reader)."""
+
+    code = "forbidden"
+    status_code = 403

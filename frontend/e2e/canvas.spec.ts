@@ -297,3 +297,68 @@ test('wiki, evidence and canvas citations open the reader with the passage marke
   await read.click()
   await expectMarkedPage()
 })
+
+// Issue 15 item 1: a saved answer's `[n]` citations in the canvas side panel open the reader
+// at the cited chunk with the claim's quote marked, as chat's citations do.
+test('a synthesis panel shows the saved answer and its citations open the reader at the quote', async ({ page, request }) => {
+  const asked = await request.post(`/api/workspaces/${workspaceId}/ask`, {
+    data: { question: 'How does SPECTER use citations to learn document embeddings?' },
+    headers: { Accept: 'application/x-ndjson' },
+  })
+  expect(asked.status(), await asked.text()).toBe(200)
+  const events = (await asked.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const done = events.at(-1)
+  expect(done.type, JSON.stringify(done)).toBe('done')
+  expect(done.answer.refused, 'the offline engine answers from the uploaded PDFs').toBe(false)
+  const id = `synthesis:${done.message_id}`
+  const now: { nodes: { id: string; answer?: { claims: { quote: string | null; citations: number[] }[] } }[] } = await (
+    await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)
+  ).json()
+  const node = now.nodes.find((n) => n.id === id)
+  expect(node?.answer?.claims.length, 'the synthesis node carries its claims').toBeGreaterThan(0)
+
+  await openCanvas(page)
+  await page.locator(`.react-flow__node[data-id="${id}"]`).click()
+  const panel = page.getByTestId('canvas-panel')
+  await expect(panel).toHaveAttribute('data-node', id)
+  await expect(panel.getByTestId('panel-answer-claim')).toHaveCount(node!.answer!.claims.length)
+  const citation = panel.getByTestId('panel-answer').getByTestId('citation').first()
+  await expect(citation).toBeEnabled()
+  await expectAccessible(page, 'canvas with a saved answer selected')
+  await citation.click()
+  await page.waitForURL(/\/read\/[0-9a-f-]{36}\?(page=\d+&)?chunk=\d+&quote=/)
+  const url = new URL(page.url())
+  expect(url.searchParams.get('quote')).toBe(node!.answer!.claims[0]!.quote)
+  await expect(page.getByTestId('quote-highlight').first()).toBeInViewport({ timeout: 30_000 })
+})
+
+// Issue 15 item 5: the graph comes a page at a time; the canvas says when it is truncated
+// and loads further pages on demand. Here the page size is cut to 10 so the small workspace
+// spans several pages.
+test('a truncated graph says so and loads more pages on demand', async ({ page, request }) => {
+  const full = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000&limit=5000`)).json()
+  const total: number = full.total_nodes
+  expect(total).toBeGreaterThan(20)
+  await page.route(`**/api/workspaces/${workspaceId}/graph?*`, (route) => {
+    const url = new URL(route.request().url())
+    url.searchParams.set('limit', '10')
+    return route.continue({ url: url.toString() })
+  })
+  await openCanvas(page)
+  await expect(page.locator('.react-flow__node')).toHaveCount(10)
+  await expect(page.getByTestId('canvas-truncated')).toContainText(`Showing 10 of ${total} nodes`)
+  const more = page.getByTestId('canvas-load-more')
+  await expect(more).toHaveText(`Load more (${total - 10} remaining)`)
+  await more.click()
+  await expect(page.locator('.react-flow__node')).toHaveCount(20)
+  await expect(more).toHaveText(`Load more (${total - 20} remaining)`)
+  while (await more.isVisible()) {
+    await more.click()
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
+  }
+  await expect(page.getByTestId('canvas-truncated')).toHaveCount(0)
+  await expect(page.locator('.react-flow__node')).toHaveCount(total)
+  const drawn = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))
+  expect(new Set(drawn)).toEqual(new Set(full.nodes.map((n: { id: string }) => n.id)))
+  await expect(page.locator('.react-flow__edge')).toHaveCount(full.edges.length)
+})

@@ -10,5 +10,6 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi
 fi
 home="$(mktemp -d "${TMPDIR:-/tmp}/marginalia-e2e-XXXXXX")"
-trap 'rm -rf "$home"' EXIT
-E2E_HOME="$home" npx playwright test "$@"
+accounts_home="$(mktemp -d "${TMPDIR:-/tmp}/marginalia-e2e-accounts-XXXXXX")"
+trap 'rm -rf "$home" "$accounts_home"' EXIT
+E2E_HOME="$home" E2E_ACCOUNTS_HOME="$accounts_home" npx playwright test "$@"

@@ -5,6 +5,7 @@ security headers on every response, error bodies in the documented shape."""
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import AsyncIterator
 from urllib.parse import quote
@@ -358,3 +359,54 @@ async def test_unsafe_methods_must_be_same_origin(
         assert created.status_code == 403 and upload.status_code == 403
         assert created.json()["error"] == "cross_origin_request"
         assert name not in names
+
+
+# ---- found by scripts/fuzz_api.py (schemathesis, every check on) ----
+
+
+async def test_a_405_names_every_method_of_its_path(client: httpx.AsyncClient) -> None:
+    ws = (await client.post("/api/workspaces", json={"name": f"allow {uuid.uuid4()}"})).json()
+    cases = {
+        f"/api/workspaces/{ws['id']}": {"GET", "PATCH", "DELETE"},
+        "/api/workspaces": {"GET", "POST"},
+        f"/api/workspaces/{ws['id']}/sources": {"GET", "POST"},
+        f"/api/sources/{uuid.uuid4()}/file": {"GET", "HEAD"},
+    }
+    for path, methods in cases.items():
+        response = await client.options(path)
+        assert response.status_code == 405, path
+        assert set(response.headers["allow"].split(", ")) == methods, path
+        assert response.json()["error"] == "method_not_allowed"
+
+
+async def test_a_chunk_index_beyond_int32_is_422_not_500(client: httpx.AsyncClient) -> None:
+    for index in ("18926116884565112", "2147483648", "-1"):
+        response = await client.get(f"/api/sources/{uuid.uuid4()}/chunks/{index}/location")
+        assert response.status_code == 422, (index, response.text)
+        assert response.json()["error"] == "invalid_request"
+
+
+async def test_the_schema_documents_what_the_server_refuses_and_serves(
+    client: httpx.AsyncClient,
+) -> None:
+    spec = (await client.get("/openapi.json")).json()
+    schemas = spec["components"]["schemas"]
+    # Text with a NUL character is refused (422): free-text strings say so by a pattern.
+    name = schemas["WorkspaceCreate"]["properties"]["name"]
+    assert re.search(name["pattern"], "Trauma reading") and not re.search(name["pattern"], "a\0b")
+    slug = spec["paths"]["/api/workspaces/{workspace_id}/wiki/{slug}"]["get"]["parameters"]
+    assert all("pattern" in p["schema"] for p in slug if p["name"] == "slug")
+    assert "pattern" not in schemas["SourceOut"]["properties"]["id"]  # a uuid, not text
+    # An upload needs at least one file.
+    body = next(v for k, v in schemas.items() if k.startswith("Body_upload_sources"))
+    assert body["properties"]["files"]["minItems"] == 1
+    assert "pattern" not in body["properties"]["files"]["items"]
+    # A stored file is whatever type its bytes are.
+    file_200 = spec["paths"]["/api/sources/{source_id}/file"]["get"]["responses"]["200"]
+    assert list(file_200["content"]) == ["*/*"]
+    # A job's SSE events are fields; ``data`` is the JSON of one JobEventOut.
+    events = spec["paths"]["/api/jobs/{job_id}/events"]["get"]["responses"]["200"]
+    event = events["content"]["text/event-stream"]["schema"]
+    assert event["properties"]["data"]["contentSchema"] == {
+        "$ref": "#/components/schemas/JobEventOut"
+    }

@@ -91,6 +91,57 @@ async def test_routes(client: httpx.AsyncClient, small: uuid.UUID) -> None:
     assert "/api/workspaces/{workspace_id}/graph" in spec["paths"]
 
 
+async def test_graph_pages(client: httpx.AsyncClient, small: uuid.UUID) -> None:
+    """Paging the graph: no node or edge twice, every edge closes on a page whose nodes (and
+    earlier pages') hold both ends, the pages together are the whole graph, and each type's
+    nodes come most important first."""
+    base = f"/api/workspaces/{small}/graph"
+    full = (await client.get(base, params={"max_concepts": 1000})).json()
+    assert full["next_cursor"] is None and full["remaining"] == 0
+    assert full["total_nodes"] == len(full["nodes"]) > 10
+    pages: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        params: dict[str, Any] = {"max_concepts": 1000, "limit": 7}
+        if cursor is not None:
+            params["cursor"] = cursor
+        page = (await client.get(base, params=params)).json()
+        pages.append(page)
+        assert page["total_nodes"] == full["total_nodes"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+        assert len(page["nodes"]) == 7
+    seen: set[str] = set()
+    node_ids: list[str] = []
+    edge_ids: list[str] = []
+    for page in pages:
+        seen |= {n["id"] for n in page["nodes"]}
+        node_ids += [n["id"] for n in page["nodes"]]
+        for e in page["edges"]:
+            assert e["source"] in seen and e["target"] in seen, e["id"]
+        edge_ids += [e["id"] for e in page["edges"]]
+    assert len(pages) == -(-full["total_nodes"] // 7)
+    assert [p["remaining"] for p in pages][-1] == 0
+    assert len(node_ids) == len(set(node_ids)) and len(edge_ids) == len(set(edge_ids))
+    assert set(node_ids) == {n["id"] for n in full["nodes"]}
+    assert sorted(edge_ids) == sorted(e["id"] for e in full["edges"])
+    # Importance: concepts by the sources that discuss them, sources by citations here.
+    ordered = [n for p in pages for n in p["nodes"]]
+    concept_sources = [n["data"]["sources"] for n in ordered if n["type"] == "concept"]
+    assert concept_sources == sorted(concept_sources, reverse=True)
+    cited = [n["data"]["cited_by_here"] for n in ordered if n["type"] == "source"]
+    assert cited == sorted(cited, reverse=True)
+    # The first page is a mix, not one type only.
+    assert {n["type"] for n in pages[0]["nodes"]} >= {"source", "concept"}
+    for bad in ({"cursor": "abc"}, {"cursor": "-1"}, {"limit": 0}, {"limit": 5001}):
+        r = await client.get(base, params=bad)
+        assert r.status_code == 422, (bad, r.text)
+        assert r.json()["error"] == "invalid_request", r.json()
+    past = (await client.get(base, params={"cursor": "99999"})).json()
+    assert past["nodes"] == [] and past["edges"] == [] and past["next_cursor"] is None
+
+
 async def test_rebuild_job_runs(services: Runtime, small: uuid.UUID) -> None:
     from marginalia.jobs.events import follow_events
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import AsyncIterator
@@ -90,10 +91,50 @@ async def test_refusals_are_not_syntheses(
             )
     graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
     syntheses = [n for n in graph["nodes"] if n["type"] == "synthesis"]
-    assert [n["data"] for n in syntheses] == [{"question": "What is MobileBERT?", "claims": 1}]
+    assert [n["data"] for n in syntheses] == [
+        {
+            "question": "What is MobileBERT?",
+            "claims": 1,
+            "conversation_id": str(conv.id),
+            "message_id": syntheses[0]["id"].removeprefix("synthesis:"),
+        }
+    ]
+    # An older stored answer without passages: its claims, no passage to open.
+    assert syntheses[0]["answer"]["claims"] == [{"text": "c", "citations": [1], "quote": None}]
+    assert syntheses[0]["answer"]["passages"] == []
     assert syntheses[0]["label"] == "What is MobileBERT?"
     cites = [e for e in graph["edges"] if e["source"] == syntheses[0]["id"]]
     assert [e["target"] for e in cites] == [f"source:{sids[0]}"]
+
+
+async def test_synthesis_node_carries_its_citations(
+    client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
+) -> None:
+    """A real answer asked over HTTP becomes a synthesis node whose claims cite numbered
+    passages, each naming its source and chunk index: the reader's ``?chunk=&quote=``."""
+    ws, sids = shown
+    url = f"/api/workspaces/{ws}/ask"
+    async with client.stream("POST", url, json={"question": "How is BERT compressed?"}) as r:
+        assert r.status_code == 200
+        events = [json.loads(line) async for line in r.aiter_lines() if line.strip()]
+    done = events[-1]
+    assert done["type"] == "done" and not done["answer"]["refused"], done
+    graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
+    node = next(n for n in graph["nodes"] if n["id"] == f"synthesis:{done['message_id']}")
+    answer = node["answer"]
+    assert answer["conversation_id"] == done["conversation_id"]
+    assert answer["message_id"] == done["message_id"]
+    assert [c["text"] for c in answer["claims"]] == [c["text"] for c in done["answer"]["claims"]]
+    cited = {n for c in answer["claims"] for n in c["citations"]}
+    assert cited and {p["n"] for p in answer["passages"]} == cited
+    for p in answer["passages"]:
+        assert p["source_id"] in {str(s) for s in sids} and p["document"]
+        chunks = (await client.get(f"/api/sources/{p['source_id']}/chunks")).json()
+        chunk = next(c for c in chunks if c["id"] == p["chunk_id"])
+        assert p["chunk_index"] == chunk["chunk_index"]
+        for c in answer["claims"]:
+            if p["n"] in c["citations"] and c["quote"] and c["citations"] == [p["n"]]:
+                assert " ".join(c["quote"].split()) in " ".join(chunk["text"].split())
 
 
 async def test_gaps_over_http(

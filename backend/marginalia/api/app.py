@@ -7,9 +7,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from marginalia import __version__
+from marginalia.api.deps import require_access
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import FRONTEND_DIST, install_frontend
 from marginalia.api.hardening import (
@@ -22,6 +23,7 @@ from marginalia.api.hardening import (
 )
 from marginalia.api.routes import (
     answers,
+    auth,
     health,
     jobs,
     knowledge,
@@ -37,6 +39,8 @@ from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
 
 log = logging.getLogger(__name__)
+# Routers without the access check: their operations never answer 401.
+PUBLIC_TAGS = frozenset({"health", "auth"})
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
@@ -69,8 +73,11 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    for module in (health, workspaces, sources, knowledge, research, answers, jobs, notes):
-        app.include_router(module.router)
+    for public in (health, auth):
+        app.include_router(public.router)
+    # Every other route runs the access check (a no-op in local mode).
+    for module in (workspaces, sources, knowledge, research, answers, jobs, notes):
+        app.include_router(module.router, dependencies=[Depends(require_access)])
     install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)
     _document_errors(app)
@@ -90,8 +97,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
 
 def _document_errors(app: FastAPI) -> None:
     """Every operation documents the JSON error bodies it can answer with: 422 (a NUL
-    character or a bad parameter, refused for any request) and 413 are the API's
-    ``ErrorOut``, never FastAPI's default validation shape."""
+    character or a bad parameter, refused for any request), 413, and on guarded routes
+    401/403/404 from the access check, all the API's ``ErrorOut``, never FastAPI's
+    default validation shape."""
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
@@ -102,11 +110,17 @@ def _document_errors(app: FastAPI) -> None:
         for operations in spec.get("paths", {}).values():
             for method, operation in operations.items():
                 responses = operation.setdefault("responses", {})
+                unsafe = method.upper() in UNSAFE_METHODS
+                guarded = not set(operation.get("tags") or ()) & PUBLIC_TAGS
                 codes = [("400", "Not an allowed Host"), ("422", "Invalid request")]
                 if "requestBody" in operation:
                     codes.append(("413", "Payload too large"))
-                if method.upper() in UNSAFE_METHODS:
-                    codes.append(("403", "A cross-origin request from a browser"))
+                if guarded:
+                    codes.append(("401", "No valid credentials (accounts mode)"))
+                    codes.append(("404", "Not found, or not shared with you"))
+                if unsafe:
+                    who = "a reader's write (accounts mode), or " if guarded else ""
+                    codes.append(("403", f"Forbidden: {who}a cross-origin browser request"))
                 for code, text in codes:
                     responses[code] = {
                         "description": text,
@@ -115,7 +129,36 @@ def _document_errors(app: FastAPI) -> None:
         schemas = spec.get("components", {}).get("schemas", {})
         for unused in ("HTTPValidationError", "ValidationError"):
             schemas.pop(unused, None)
+        for schema in schemas.values():
+            _no_nul_in_text(schema)
+        for operations in spec.get("paths", {}).values():
+            for operation in operations.values():
+                for parameter in operation.get("parameters", []):
+                    _no_nul_in_text(parameter.get("schema", {}))
         app.openapi_schema = spec
         return spec
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+#: A NUL character is refused in any text (api.hardening.RequestGuard: 422); the schema says so.
+NO_NUL = r"^[^\x00]*$"
+
+
+def _no_nul_in_text(node: Any) -> None:
+    """Give every free-text string schema under ``node`` the ``NO_NUL`` pattern (not ids,
+    dates, enums or file contents, whose own constraints already exclude NUL)."""
+    if not isinstance(node, dict):
+        return
+    kinds = node.get("type")
+    is_text = kinds == "string" or (isinstance(kinds, list) and "string" in kinds)
+    constrained = {"format", "enum", "const", "pattern", "contentMediaType"} & node.keys()
+    if is_text and not constrained:
+        node["pattern"] = NO_NUL
+    for key in ("items", "additionalProperties", "not"):
+        _no_nul_in_text(node.get(key))
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for item in node.get(key) or []:
+            _no_nul_in_text(item)
+    for item in (node.get("properties") or {}).values():
+        _no_nul_in_text(item)

@@ -1,12 +1,20 @@
-"""Typed dependencies shared by the routers: the process's runtime (the use cases take it)."""
+"""Typed dependencies shared by the routers: the process's runtime (the use cases take it),
+who the request acts for, and the access check every API router runs."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
 
 from fastapi import Depends, Request
 
+from marginalia.api.hardening import UNSAFE_METHODS
 from marginalia.runtime import Runtime
+from marginalia.usecases import accounts
+from marginalia.usecases.accounts import Principal
+
+# POSTs that only read the workspace: a reader may ask.
+_READING_POSTS = frozenset({"ask_workspace", "ask_source"})
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -15,3 +23,40 @@ def get_runtime(request: Request) -> Runtime:
 
 
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def credentials(request: Request) -> tuple[str | None, str | None]:
+    """``(bearer token, session cookie)`` the request carries."""
+    scheme, _, credential = request.headers.get("authorization", "").partition(" ")
+    bearer = credential.strip() if scheme.lower() == "bearer" and credential.strip() else None
+    return bearer, request.cookies.get(accounts.SESSION_COOKIE) or None
+
+
+async def get_principal(request: Request, rt: RuntimeDep) -> Principal:
+    """The local user, or the user of the request's API token / session cookie (401 in
+    accounts mode without a valid one). Resolved once per request."""
+    cached: Principal | None = getattr(request.state, "principal", None)
+    if cached is not None:
+        return cached
+    bearer, cookie = credentials(request)
+    principal = await accounts.authenticate(rt, bearer=bearer, cookie=cookie)
+    request.state.principal = principal
+    return principal
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+async def require_access(request: Request, rt: RuntimeDep, principal: PrincipalDep) -> None:
+    """Every workspace, source, conversation, highlight or job the path names must be the
+    principal's to see (else 404), and to change when the method writes (else 403)."""
+    addressed: dict[str, uuid.UUID] = {}
+    for name, value in request.path_params.items():
+        if name in accounts.ADDRESSABLE:
+            try:
+                addressed[name] = uuid.UUID(str(value))
+            except ValueError:
+                continue  # the route's own validation answers 422
+    route_name = getattr(request.scope.get("route"), "name", "")
+    write = request.method in UNSAFE_METHODS and route_name not in _READING_POSTS
+    await accounts.authorize(rt, principal, addressed, write=write)

@@ -11,6 +11,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from marginalia.errors import MarginaliaError
 
@@ -49,11 +50,14 @@ def install_error_handlers(app: FastAPI) -> None:
         )
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(allowed_methods(request))
         return JSONResponse(
             error_body(_code_for(exc.status_code), exc.detail),
             status_code=exc.status_code,
-            headers=getattr(exc, "headers", None),
+            headers=headers or None,
         )
 
     @app.exception_handler(Exception)
@@ -67,3 +71,19 @@ def install_error_handlers(app: FastAPI) -> None:
             ),
             status_code=500,
         )
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route answers on this path (RFC 9110: a 405's ``Allow`` lists
+    them all; Starlette names only the first route whose path matched)."""
+    methods: set[str] = set()
+    pending: list[Any] = list(request.app.router.routes)
+    while pending:
+        route = pending.pop()
+        nested = getattr(route, "original_router", None)  # FastAPI's included routers
+        if nested is not None:
+            pending.extend(nested.routes)
+            continue
+        if getattr(route, "methods", None) and route.matches(request.scope)[0] is not Match.NONE:
+            methods.update(route.methods)
+    return sorted(methods)

@@ -154,3 +154,34 @@ class PageOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
     page_number: int
     text: str
+
+
+class UserOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+    id: uuid.UUID
+    email: str
+    name: str | None
+
+
+class SignIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    email: str = Field(min_length=3, max_length=320)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class MeOut(BaseModel):
+    """Who the browser is: local mode has no user; accounts mode a signed-in user or none."""
+
+    mode: Literal["local", "accounts"]
+    user: UserOut | None
+
+
+class MemberSet(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    email: str = Field(min_length=3, max_length=320)
+    role: Literal["owner", "reader"] = "reader"
+
+
+class MemberOut(BaseModel):
+    user: UserOut
+    role: Literal["owner", "reader"]

@@ -22,7 +22,25 @@ STREAM_COMPONENTS: dict[str, Any] = {"AskEvent": AskEvent, "JobEventOut": JobEve
 def stream_content(media_type: str, component: str) -> dict[str, Any]:
     """A route's 200 ``content`` entry: ``media_type`` events of schema ``component``."""
     assert component in STREAM_COMPONENTS
-    return {media_type: {"schema": {"$ref": REF.format(model=component)}}}
+    ref = {"$ref": REF.format(model=component)}
+    if media_type != "text/event-stream":
+        return {media_type: {"schema": ref}}
+    # An SSE event is its fields (OpenAPI 3.1: the schema describes one event); ``data``
+    # is the JSON text of one ``component``.
+    event = {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "id": {"type": "string"},
+            "event": {"type": "string"},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": ref,
+            },
+        },
+    }
+    return {media_type: {"schema": event}}
 
 
 def install_stream_schemas(app: FastAPI) -> None:

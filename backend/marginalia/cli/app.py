@@ -11,6 +11,7 @@ from rich.table import Table
 
 from marginalia.cli import (
     answer_cmds,
+    backup_cmds,
     export_cmds,
     ingest_cmds,
     knowledge_cmds,
@@ -18,6 +19,7 @@ from marginalia.cli import (
     qa_eval_cmds,
     research_cmds,
     source_cmds,
+    user_cmds,
 )
 from marginalia.cli.eval_cmds import eval_app
 from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
@@ -26,6 +28,7 @@ from marginalia.runtime import Runtime
 from marginalia.usecases import database
 from marginalia.usecases import jobs as jobs_usecase
 from marginalia.usecases import workspaces as ws_service
+from marginalia.usecases.accounts import is_loopback
 from marginalia.usecases.lookup import resolve_id
 
 app = typer.Typer(
@@ -45,6 +48,8 @@ answer_cmds.register(app)
 source_cmds.register(app)
 mcp_cmds.register(app)
 export_cmds.register(app)
+backup_cmds.register(app)
+user_cmds.register(app, workspace_app)
 qa_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")
 
@@ -87,6 +92,12 @@ def serve(
     settings = get_settings()
     host = host or settings.host
     port = port or settings.port
+    if settings.auth.mode != "accounts" and not is_loopback(host):
+        err_console.print(
+            f"[red]error:[/red] serving on {host} (not loopback) needs accounts: set "
+            "MARGINALIA_AUTH__MODE=accounts and add users with `marginalia user add`"
+        )
+        raise typer.Exit(2)
     console.print(
         f"Marginalia starting at [bold]http://{host}:{port}[/bold]  (home: {settings.home})"
     )

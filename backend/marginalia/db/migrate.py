@@ -46,3 +46,15 @@ def current_revision(database_url: str) -> str | None:
             return MigrationContext.configure(conn).get_current_revision()
     finally:
         engine.dispose()
+
+
+def known_revision(revision: str) -> bool:
+    """Whether this code's migrations include ``revision`` (a backup from a newer
+    Marginalia holds one it does not know)."""
+    from alembic.util import CommandError
+
+    script = ScriptDirectory.from_config(alembic_config(""))
+    try:
+        return script.get_revision(revision) is not None
+    except CommandError:
+        return False

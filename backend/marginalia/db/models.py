@@ -106,14 +106,20 @@ def _vector() -> Any:
 
 
 class User(SQLModel, table=True):
+    """An account (accounts mode, migration 0010); local mode has none."""
+
     __tablename__ = "users"
     id: uuid.UUID = _uuid_pk()
     email: str = Field(unique=True)
     name: str | None = None
+    # argon2id (``argon2-cffi``); None: the user cannot sign in with a password.
+    password_hash: str | None = None
     created_at: datetime = _created()
 
 
 class ApiToken(SQLModel, table=True):
+    """A bearer token for the CLI and agents; only its SHA-256 is stored."""
+
     __tablename__ = "api_tokens"
     id: uuid.UUID = _uuid_pk()
     user_id: uuid.UUID = _fk("users.id")
@@ -121,6 +127,9 @@ class ApiToken(SQLModel, table=True):
     token_hash: str = Field(unique=True)
     created_at: datetime = _created()
     last_used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
+
+
+# Browser sessions and workspace members live in marginalia.db.models_accounts.
 
 
 class EmbeddingModel(SQLModel, table=True):
@@ -539,6 +548,8 @@ class Job(SQLModel, table=True):
     id: uuid.UUID = _uuid_pk()
     kind: str
     workspace_id: uuid.UUID | None = _fk("workspaces.id", nullable=True)
+    # who started it (accounts mode): a job without a workspace is visible only to them
+    user_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True, index=False)
     status: str = "queued"  # queued | running | succeeded | failed | cancelled
     params: dict[str, Any] = _json({})
     # What a resumed run needs to skip work it already did.
@@ -572,6 +583,10 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+from marginalia.db.models_accounts import (  # noqa: E402, F401  (registers the tables)
+    UserSession,
+    WorkspaceMember,
+)
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalImpact,
     RetrievalSourceStats,

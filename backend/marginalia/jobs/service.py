@@ -28,6 +28,7 @@ class JobService:
         params: dict[str, Any] | None = None,
         *,
         workspace_id: uuid.UUID | None = None,
+        user_id: uuid.UUID | None = None,
     ) -> Job:
         if kind not in known_kinds():
             raise ValidationFailed(f"unknown job kind {kind!r}")
@@ -39,6 +40,7 @@ class JobService:
                     params=params or {},
                     workspace_id=workspace_id,
                     backend=self.backend.name,
+                    user_id=user_id,
                 )
                 await jobs_repo.add_event(
                     session, job.id, type="status", stage="queued", message="queued"
@@ -56,9 +58,9 @@ class JobService:
             raise NotFoundError(f"no job with id {job_id}")
         return job
 
-    async def list_recent(self, limit: int = 50) -> list[Job]:
+    async def list_recent(self, limit: int = 50, visible_to: uuid.UUID | None = None) -> list[Job]:
         async with self.db.session() as session:
-            return await jobs_repo.list_recent(session, limit=limit)
+            return await jobs_repo.list_recent(session, limit=limit, visible_to=visible_to)
 
     async def resume(self, job_id: uuid.UUID) -> Job:
         """Re-run a failed/cancelled job from its checkpoint."""

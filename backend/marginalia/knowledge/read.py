@@ -11,22 +11,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from marginalia.db.models import Concept, ConceptEdge
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import repository as repo
+from marginalia.knowledge.canvas_graph import graph_view as graph_view
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.gaps import GapClaim, GapConcept, GapEvidence, find_gaps
 from marginalia.knowledge.repository import citations as cite_repo
-from marginalia.knowledge.text import normalize_whitespace
 from marginalia.knowledge.views import (
     CitationView,
     ClaimView,
     ConceptView,
-    EdgeType,
     EvidenceView,
     GapResearch,
     GapsView,
     GapView,
-    GraphEdge,
-    GraphNode,
-    GraphView,
     SourceCitationsView,
     WikiCitationView,
     WikiPageSummary,
@@ -41,149 +37,6 @@ from marginalia.knowledge.wiki import (
     reader_href,
     render_citations,
 )
-
-
-async def graph_view(
-    ctx: KnowledgeContext,
-    workspace_id: uuid.UUID,
-    *,
-    max_concepts: int | None = None,
-    include_syntheses: bool = True,
-) -> GraphView:
-    """Nodes (sources, concepts, syntheses) and typed, labelled edges for the canvas.
-
-    ``max_concepts`` keeps the most central concepts only (None: all).
-    """
-    async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
-        sources = await repo.workspace_sources(session, workspace_id)
-        concepts = await repo.list_concepts(session, workspace_id)
-        links = await repo.source_concept_links(session, workspace_id)
-        concept_edges = await repo.list_concept_edges(session, workspace_id)
-        source_edges = await repo.list_source_edges(session, workspace_id)
-        clusters = await repo.list_clusters(session, workspace_id)
-        syntheses = await repo.syntheses(session, workspace_id) if include_syntheses else []
-        citations = await cite_repo.citation_edges(session, workspace_id)
-    cited_by = Counter(c.cited for c in citations)
-    cluster_of = {sid: c.id for c, members in clusters for sid in members}
-    if max_concepts is not None:
-        keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]
-        concepts = sorted(keep, key=lambda c: c.slug)
-    by_id: dict[uuid.UUID, Concept] = {c.id: c for c in concepts}
-    df = Counter(cid for _, cid in links)
-    source_ids = {s.id for s in sources}
-    nodes: list[GraphNode] = []
-    for s in sources:
-        nodes.append(
-            GraphNode(
-                id=f"source:{s.id}",
-                type="source",
-                label=s.title,
-                cluster_id=cluster_of.get(s.id),
-                data={
-                    "year": s.year,
-                    "quality": s.quality_score,
-                    "tldr": s.tldr,
-                    "cited_by_here": cited_by.get(s.id, 0),
-                },
-            )
-        )
-    for c in concepts:
-        nodes.append(
-            GraphNode(
-                id=f"concept:{c.slug}",
-                type="concept",
-                label=c.name,
-                level=c.level,
-                data={"centrality": c.centrality, "sources": df.get(c.id, 0)},
-            )
-        )
-    edges: list[GraphEdge] = []
-    for e in source_edges:
-        edges.append(
-            GraphEdge(
-                id=f"similar:{e.source_a_id}:{e.source_b_id}",
-                source=f"source:{e.source_a_id}",
-                target=f"source:{e.source_b_id}",
-                type="similar",
-                label=e.label,
-                weight=1.0 if e.strength == "strong" else 0.5,
-                data={"strength": e.strength, **e.signals},
-            )
-        )
-    for cite in citations:
-        if cite.citing in source_ids and cite.cited in source_ids:
-            # Paper -> paper: the citing source's reference list names the cited one.
-            edges.append(
-                GraphEdge(
-                    id=f"cites:{cite.citing}:{cite.cited}",
-                    source=f"source:{cite.citing}",
-                    target=f"source:{cite.cited}",
-                    type="cites",
-                    label="cites",
-                    weight=cite.score,
-                    data={"match": cite.how, "reference": cite.reference},
-                )
-            )
-    for sid, cid in sorted(links, key=lambda x: (str(x[0]), str(x[1]))):
-        if cid in by_id and sid in source_ids:
-            edges.append(
-                GraphEdge(
-                    id=f"discusses:{sid}:{by_id[cid].slug}",
-                    source=f"source:{sid}",
-                    target=f"concept:{by_id[cid].slug}",
-                    type="discusses",
-                )
-            )
-    for ce in sorted(
-        concept_edges, key=lambda e: (str(e.source_concept_id), str(e.target_concept_id))
-    ):
-        a, b = by_id.get(ce.source_concept_id), by_id.get(ce.target_concept_id)
-        if a is None or b is None:
-            continue
-        edge_type: EdgeType = (
-            "prerequisite"
-            if ce.edge_type == "prerequisite"
-            else "specialization"
-            if ce.edge_type == "specialization"
-            else "related"
-        )
-        edges.append(
-            GraphEdge(
-                id=f"{edge_type}:{a.slug}:{b.slug}",
-                source=f"concept:{a.slug}",
-                target=f"concept:{b.slug}",
-                type=edge_type,
-                label=edge_type,
-                weight=ce.weight,
-                data={"evidence": ce.evidence},
-            )
-        )
-    for mid, content, cited, question, n_claims in syntheses:
-        nodes.append(
-            GraphNode(
-                id=f"synthesis:{mid}",
-                type="synthesis",
-                label=normalize_whitespace(question or content)[:80],
-                data={"question": question, "claims": n_claims},
-            )
-        )
-        for item in cited:
-            sid_text = item.get("source_id") if isinstance(item, dict) else item
-            try:
-                sid = uuid.UUID(str(sid_text))
-            except ValueError:
-                continue
-            if sid in source_ids:
-                edges.append(
-                    GraphEdge(
-                        id=f"cites:{mid}:{sid}",
-                        source=f"synthesis:{mid}",
-                        target=f"source:{sid}",
-                        type="cites",
-                    )
-                )
-    return GraphView(nodes=nodes, edges=edges)
 
 
 async def list_concepts(ctx: KnowledgeContext, workspace_id: uuid.UUID) -> list[ConceptView]:

@@ -12,6 +12,38 @@ NodeType = Literal["source", "concept", "synthesis"]
 EdgeType = Literal["similar", "discusses", "prerequisite", "specialization", "related", "cites"]
 
 
+class SynthesisPassage(BaseModel):
+    """A numbered passage a saved answer cites (its text is in the conversation)."""
+
+    n: int
+    kind: Literal["chunk", "wiki"] = "chunk"
+    document: str
+    source_id: uuid.UUID | None = None
+    chunk_id: int | None = None
+    chunk_index: int | None = Field(
+        default=None, description="the chunk in its source: the reader's `chunk` parameter"
+    )
+    page: int | None = None
+    section_title: str | None = None
+    wiki_slug: str | None = None
+
+
+class SynthesisClaim(BaseModel):
+    text: str
+    citations: list[int] = Field(default_factory=list, description="passage numbers `[n]`")
+    quote: str | None = Field(default=None, description="verbatim from the cited passage")
+
+
+class SynthesisAnswer(BaseModel):
+    """A synthesis node's saved answer: its claims with their `[n]` citations and the
+    passages those numbers name, enough to open the reader at each quote."""
+
+    conversation_id: uuid.UUID
+    message_id: uuid.UUID
+    claims: list[SynthesisClaim]
+    passages: list[SynthesisPassage] = Field(description="the cited passages only")
+
+
 class GraphNode(BaseModel):
     """A canvas node. Positions are the front end's job."""
 
@@ -23,6 +55,9 @@ class GraphNode(BaseModel):
         default=None, description="sources: redundancy cluster, if any"
     )
     data: dict[str, Any] = Field(default_factory=dict)
+    answer: SynthesisAnswer | None = Field(
+        default=None, description="syntheses: the saved answer with its citations"
+    )
 
 
 class GraphEdge(BaseModel):
@@ -36,8 +71,16 @@ class GraphEdge(BaseModel):
 
 
 class GraphView(BaseModel):
+    """One page of the graph: its nodes and the edges that close on this page (both ends
+    on this page or an earlier one). Without ``limit``, the whole graph."""
+
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    total_nodes: int = Field(default=0, description="nodes in the whole graph")
+    next_cursor: str | None = Field(
+        default=None, description="pass as `cursor` for the next page; null: this is the last"
+    )
+    remaining: int = Field(default=0, description="nodes after this page")
 
 
 class ConceptView(BaseModel):

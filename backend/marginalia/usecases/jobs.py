@@ -11,11 +11,12 @@ from marginalia.jobs.events import follow_events
 from marginalia.runtime import Runtime
 
 
-async def list_jobs(rt: Runtime, limit: int = 50) -> list[Job]:
-    """Recent jobs; a running job whose heartbeat stopped (its process died) is marked
-    interrupted first, so a dead job never shows as running."""
+async def list_jobs(rt: Runtime, limit: int = 50, visible_to: uuid.UUID | None = None) -> list[Job]:
+    """Recent jobs (only ``visible_to``'s, in accounts mode); a running job whose heartbeat
+    stopped (its process died) is marked interrupted first, so a dead job never shows as
+    running."""
     await rt.jobs.recover_stale()
-    return await rt.jobs.list_recent(limit)
+    return await rt.jobs.list_recent(limit, visible_to)
 
 
 async def get_job(rt: Runtime, job_id: uuid.UUID) -> Job:
@@ -36,8 +37,12 @@ async def cancel_job(rt: Runtime, job_id: uuid.UUID) -> Job:
     return await rt.jobs.cancel(job_id)
 
 
-async def ping(rt: Runtime, *, steps: int, interval_s: float) -> Job:
-    return await rt.jobs.submit("diagnostics.ticker", {"steps": steps, "interval_s": interval_s})
+async def ping(
+    rt: Runtime, *, steps: int, interval_s: float, user_id: uuid.UUID | None = None
+) -> Job:
+    return await rt.jobs.submit(
+        "diagnostics.ticker", {"steps": steps, "interval_s": interval_s}, user_id=user_id
+    )
 
 
 def job_events(rt: Runtime, job_id: uuid.UUID, *, after_id: int = 0) -> AsyncIterator[JobEvent]:

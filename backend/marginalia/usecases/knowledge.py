@@ -104,9 +104,16 @@ async def refresh_job(ctx: JobContext) -> dict[str, Any]:
 
 
 async def graph_view(
-    rt: Runtime, workspace_id: uuid.UUID, *, max_concepts: int | None = 300
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    *,
+    max_concepts: int | None = 300,
+    limit: int | None = None,
+    cursor: str | None = None,
 ) -> GraphView:
-    return await read.graph_view(rt, workspace_id, max_concepts=max_concepts)
+    return await read.graph_view(
+        rt, workspace_id, max_concepts=max_concepts, limit=limit, cursor=cursor
+    )
 
 
 async def list_concepts(rt: Runtime, workspace_id: uuid.UUID) -> list[ConceptView]:

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from marginalia.db.models import Workspace
+from marginalia.db.repositories import accounts as accounts_repo
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.db.repositories import workspaces as repo
 from marginalia.errors import NotFoundError
@@ -17,9 +18,19 @@ from marginalia.knowledge.linking import refresh_relevance
 from marginalia.runtime import Runtime
 
 
-async def create_workspace(rt: Runtime, *, name: str, description: str = "") -> Workspace:
+async def create_workspace(
+    rt: Runtime, *, name: str, description: str = "", owner_id: uuid.UUID | None = None
+) -> Workspace:
+    """A new workspace; in accounts mode ``owner_id`` (the creator) becomes its owner."""
     async with rt.db.transaction() as session:
-        return await repo.create(session, name=name.strip(), description=description.strip())
+        workspace = await repo.create(
+            session, name=name.strip(), description=description.strip(), owner_id=owner_id
+        )
+        if owner_id is not None:
+            await accounts_repo.set_member(
+                session, workspace_id=workspace.id, user_id=owner_id, role="owner"
+            )
+        return workspace
 
 
 async def list_workspaces(rt: Runtime) -> list[Workspace]:
@@ -36,12 +47,17 @@ class WorkspaceSummary:
     last_activity_at: datetime
 
 
-async def workspace_summaries(rt: Runtime) -> list[WorkspaceSummary]:
+async def workspace_summaries(
+    rt: Runtime, visible: set[uuid.UUID] | None = None
+) -> list[WorkspaceSummary]:
+    """Every workspace, or only those in ``visible`` (a user's, in accounts mode)."""
     async with rt.db.session() as session:
         workspaces = await repo.list_all(session)
         activity = await repo.activity(session)
     out = []
     for w in workspaces:
+        if visible is not None and w.id not in visible:
+            continue
         count, last = activity.get(w.id, (0, None))
         out.append(WorkspaceSummary(w, count, last or w.updated_at))
     return out

@@ -252,3 +252,40 @@ export async function uploadFiles(workspaceId: string, files: File[]): Promise<u
   if (!response.ok) throw await errorFromResponse(response)
   return response.json()
 }
+
+// ---------------------------------------------------------------- accounts (issue 18)
+
+export const meKey = ['me'] as const
+
+/** The server's mode and who is signed in (accounts mode); local mode has no user. */
+export function useMe() {
+  return useQuery({
+    queryKey: meKey,
+    queryFn: async () => unwrap(await api.GET('/api/auth/me')),
+    staleTime: 60_000,
+  })
+}
+
+export function useSignIn() {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async (body: { email: string; password: string }) =>
+      unwrap(await api.POST('/api/auth/session', { body })),
+    // Everything cached belonged to nobody (or to the previous user): start over.
+    onSuccess: () => qc.resetQueries(),
+  })
+}
+
+export function useSignOut() {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async () => {
+      const result = await api.DELETE('/api/auth/session')
+      if (!result.response.ok) throw await errorFromResponse(result.response)
+    },
+    onSuccess: () => {
+      qc.clear()
+      void qc.invalidateQueries({ queryKey: meKey })
+    },
+  })
+}

@@ -1,5 +1,40 @@
 // Generated from the backend OpenAPI schema by `npm run gen:api`; do not edit.
 export interface paths {
+    "/api/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mode, and the signed-in user if any */
+        get: operations["me_api_auth_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in: sets the session cookie */
+        post: operations["sign_in_api_auth_session_post"];
+        /** Sign out: ends the session */
+        delete: operations["sign_out_api_auth_session_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations/{conversation_id}": {
         parameters: {
             query?: never;
@@ -533,7 +568,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sources, concepts and syntheses */
+        /**
+         * Sources, concepts and syntheses
+         * @description One page of the canvas graph: nodes by importance, the edges that close on it, and
+         *     `next_cursor` while more nodes remain.
+         */
         get: operations["get_graph_api_workspaces__workspace_id__graph_get"];
         put?: never;
         post?: never;
@@ -595,6 +634,41 @@ export interface paths {
         /** Recompute the knowledge layer (a job) */
         post: operations["rebuild_api_workspaces__workspace_id__knowledge_rebuild_post"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who may use the workspace (accounts mode) */
+        get: operations["list_members_api_workspaces__workspace_id__members_get"];
+        /** Share the workspace with a user, as owner or reader (accounts mode) */
+        put: operations["set_member_api_workspaces__workspace_id__members_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing the workspace with a user (accounts mode) */
+        delete: operations["remove_member_api_workspaces__workspace_id__members__user_id__delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1252,6 +1326,8 @@ export interface components {
          * @description A canvas node. Positions are the front end's job.
          */
         GraphNode: {
+            /** @description syntheses: the saved answer with its citations */
+            answer?: components["schemas"]["SynthesisAnswer"] | null;
             /**
              * Cluster Id
              * @description sources: redundancy cluster, if any
@@ -1279,12 +1355,33 @@ export interface components {
              */
             type: "source" | "concept" | "synthesis";
         };
-        /** GraphView */
+        /**
+         * GraphView
+         * @description One page of the graph: its nodes and the edges that close on this page (both ends
+         *     on this page or an earlier one). Without ``limit``, the whole graph.
+         */
         GraphView: {
             /** Edges */
             edges: components["schemas"]["GraphEdge"][];
+            /**
+             * Next Cursor
+             * @description pass as `cursor` for the next page; null: this is the last
+             */
+            next_cursor?: string | null;
             /** Nodes */
             nodes: components["schemas"]["GraphNode"][];
+            /**
+             * Remaining
+             * @description nodes after this page
+             * @default 0
+             */
+            remaining: number;
+            /**
+             * Total Nodes
+             * @description nodes in the whole graph
+             * @default 0
+             */
+            total_nodes: number;
         };
         /**
          * HighlightCreate
@@ -1477,6 +1574,38 @@ export interface components {
             /** Title */
             title: string;
         };
+        /**
+         * MeOut
+         * @description Who the browser is: local mode has no user; accounts mode a signed-in user or none.
+         */
+        MeOut: {
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "local" | "accounts";
+            user: components["schemas"]["UserOut"] | null;
+        };
+        /** MemberOut */
+        MemberOut: {
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+            user: components["schemas"]["UserOut"];
+        };
+        /** MemberSet */
+        MemberSet: {
+            /** Email */
+            email: string;
+            /**
+             * Role
+             * @default reader
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+        };
         /** MessageOut */
         MessageOut: {
             /** Answer */
@@ -1643,6 +1772,13 @@ export interface components {
              */
             sources?: string[] | null;
         };
+        /** SignIn */
+        SignIn: {
+            /** Email */
+            email: string;
+            /** Password */
+            password: string;
+        };
         /** SourceCitationsView */
         SourceCitationsView: {
             /**
@@ -1736,6 +1872,76 @@ export interface components {
             year: number | null;
         };
         /**
+         * SynthesisAnswer
+         * @description A synthesis node's saved answer: its claims with their `[n]` citations and the
+         *     passages those numbers name, enough to open the reader at each quote.
+         */
+        SynthesisAnswer: {
+            /** Claims */
+            claims: components["schemas"]["SynthesisClaim"][];
+            /**
+             * Conversation Id
+             * Format: uuid
+             */
+            conversation_id: string;
+            /**
+             * Message Id
+             * Format: uuid
+             */
+            message_id: string;
+            /**
+             * Passages
+             * @description the cited passages only
+             */
+            passages: components["schemas"]["SynthesisPassage"][];
+        };
+        /** SynthesisClaim */
+        SynthesisClaim: {
+            /**
+             * Citations
+             * @description passage numbers `[n]`
+             */
+            citations?: number[];
+            /**
+             * Quote
+             * @description verbatim from the cited passage
+             */
+            quote?: string | null;
+            /** Text */
+            text: string;
+        };
+        /**
+         * SynthesisPassage
+         * @description A numbered passage a saved answer cites (its text is in the conversation).
+         */
+        SynthesisPassage: {
+            /** Chunk Id */
+            chunk_id?: number | null;
+            /**
+             * Chunk Index
+             * @description the chunk in its source: the reader's `chunk` parameter
+             */
+            chunk_index?: number | null;
+            /** Document */
+            document: string;
+            /**
+             * Kind
+             * @default chunk
+             * @enum {string}
+             */
+            kind: "chunk" | "wiki";
+            /** N */
+            n: number;
+            /** Page */
+            page?: number | null;
+            /** Section Title */
+            section_title?: string | null;
+            /** Source Id */
+            source_id?: string | null;
+            /** Wiki Slug */
+            wiki_slug?: string | null;
+        };
+        /**
          * UploadFileOut
          * @description One file of an upload: ``accepted`` (ingested by the job) or ``refused`` (why).
          */
@@ -1811,6 +2017,18 @@ export interface components {
             worker: string | null;
             /** Workspace Id */
             workspace_id: string | null;
+        };
+        /** UserOut */
+        UserOut: {
+            /** Email */
+            email: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Name */
+            name: string | null;
         };
         /** WikiCitationView */
         WikiCitationView: {
@@ -2099,6 +2317,203 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    me_api_auth_me_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_in_api_auth_session_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    sign_out_api_auth_session_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     get_conversation_api_conversations__conversation_id__get: {
         parameters: {
             query?: never;
@@ -2128,7 +2543,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +2617,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,7 +2635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2273,7 +2706,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2282,7 +2724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,7 +2836,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2403,7 +2854,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2456,7 +2907,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2465,7 +2925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2523,7 +2983,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +3052,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2592,7 +3070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +3137,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +3204,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2726,7 +3222,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,7 +3273,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["JobEventOut"];
+                    "text/event-stream": {
+                        data: string;
+                        event?: string;
+                        id?: string;
+                    };
                 };
             };
             /** @description Not an allowed Host */
@@ -2789,7 +3289,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2847,7 +3356,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +3374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2914,7 +3432,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2923,7 +3450,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3019,7 +3546,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3084,7 +3620,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3638,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3164,7 +3709,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3173,7 +3727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3249,7 +3803,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3865,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3349,6 +3921,7 @@ export interface operations {
             header?: never;
             path: {
                 source_id: string;
+                /** @description the chunk's index */
                 chunk_index: number;
             };
             cookie?: never;
@@ -3373,7 +3946,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3440,7 +4022,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3497,7 +4088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": unknown;
+                    "*/*": string;
                 };
             };
             /** @description partial content */
@@ -3516,7 +4107,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3592,7 +4192,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,7 +4254,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3654,7 +4272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,13 +4331,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -3762,7 +4389,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +4463,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3878,7 +4523,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +4541,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4599,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3992,7 +4655,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4001,7 +4673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,7 +4726,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,7 +4744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4125,7 +4806,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4134,7 +4824,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4210,7 +4900,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4265,7 +4964,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4274,7 +4982,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4334,7 +5042,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4383,7 +5100,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,7 +5164,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4505,7 +5240,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,6 +5274,10 @@ export interface operations {
             query?: {
                 /** @description keep the most central concepts only */
                 max_concepts?: number | null;
+                /** @description nodes per page, most important first */
+                limit?: number;
+                /** @description the previous page's `next_cursor` */
+                cursor?: string | null;
             };
             header?: never;
             path: {
@@ -4557,7 +5305,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4609,7 +5366,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4659,13 +5425,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/plain": components["schemas"]["ErrorOut"];
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Invalid request */
@@ -4708,7 +5483,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4717,8 +5501,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    list_members_api_workspaces__workspace_id__members_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"][];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    set_member_api_workspaces__workspace_id__members_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberSet"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    remove_member_api_workspaces__workspace_id__members__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4766,7 +5781,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4815,7 +5839,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4824,7 +5857,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,7 +5907,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4883,7 +5925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +5975,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4942,7 +5993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4995,7 +6046,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5004,7 +6064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +6126,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +6206,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description A cross-origin request from a browser */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +6224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5213,7 +6291,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5263,7 +6350,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5313,7 +6409,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5364,7 +6469,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description Not Found */
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
             404: {
                 headers: {
                     [name: string]: unknown;

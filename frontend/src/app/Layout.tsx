@@ -1,8 +1,30 @@
-import { Link, Outlet } from 'react-router'
+import type { ReactElement } from 'react'
+import { Link, Navigate, Outlet, useLocation, useSearchParams } from 'react-router'
+import { useMe, useSignOut } from '../api/queries'
+import { safeNext } from '../views/signin/SignInPage'
 import { ThemeMenu, useApplyTheme } from './theme'
+
+/** Accounts mode: nobody signed in goes to the sign-in page (and comes back after). */
+function useSignInGate(): { gate: ReactElement | null; email: string | null } {
+  const me = useMe()
+  const location = useLocation()
+  const [params] = useSearchParams()
+  const onSignIn = location.pathname === '/sign-in'
+  if (me.isPending) return { gate: <p className="p-6 text-stone-600 dark:text-stone-400">Loading…</p>, email: null }
+  const accounts = me.data?.mode === 'accounts'
+  const user = me.data?.user ?? null
+  if (accounts && !user && !onSignIn) {
+    const next = encodeURIComponent(location.pathname + location.search)
+    return { gate: <Navigate to={`/sign-in?next=${next}`} replace />, email: null }
+  }
+  if (onSignIn && (!accounts || user)) return { gate: <Navigate to={safeNext(params.get('next'))} replace />, email: null }
+  return { gate: null, email: accounts && user ? user.email : null }
+}
 
 export function Layout() {
   useApplyTheme()
+  const { gate, email } = useSignInGate()
+  const signOut = useSignOut()
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -21,11 +43,26 @@ export function Layout() {
               API
             </a>
             <ThemeMenu />
+            {email && (
+              <>
+                <span className="hidden max-w-48 truncate px-2 text-stone-600 sm:inline dark:text-stone-400" data-testid="signed-in-as">
+                  {email}
+                </span>
+                <button
+                  type="button"
+                  className="rounded px-2 py-1 text-stone-700 hover:bg-stone-100 dark:text-stone-300 dark:hover:bg-stone-800"
+                  onClick={() => signOut.mutate()}
+                  data-testid="sign-out"
+                >
+                  Sign out
+                </button>
+              </>
+            )}
           </nav>
         </div>
       </header>
       <div id="main" className="flex flex-1 flex-col">
-        <Outlet />
+        {gate ?? <Outlet />}
       </div>
     </div>
   )

@@ -4,6 +4,7 @@ import { createBrowserRouter } from 'react-router'
 import { Layout } from './Layout'
 import { RouteError } from './RouteError'
 import { WorkspacesPage } from '../views/workspaces/WorkspacesPage'
+import { SignInPage } from '../views/signin/SignInPage'
 
 export const router = createBrowserRouter([
   {
@@ -12,6 +13,7 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     children: [
       { index: true, element: <WorkspacesPage /> },
+      { path: 'sign-in', element: <SignInPage /> },
       {
         path: 'w/:workspaceId',
         lazy: async () => ({ Component: (await import('../views/workspace/WorkspaceLayout')).WorkspaceLayout }),

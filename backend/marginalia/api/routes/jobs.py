@@ -10,7 +10,7 @@ from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from marginalia.api.deps import RuntimeDep
+from marginalia.api.deps import PrincipalDep, RuntimeDep
 from marginalia.api.schemas import MAX_INT64, ErrorOut, JobOut
 from marginalia.api.stream_schemas import stream_content
 from marginalia.jobs.events import event_payload
@@ -31,16 +31,19 @@ class PingRequest(BaseModel):
 
 @router.get("", response_model=list[JobOut])
 async def list_jobs(
-    rt: RuntimeDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
+    rt: RuntimeDep, principal: PrincipalDep, limit: Annotated[int, Query(ge=1, le=500)] = 50
 ) -> list[JobOut]:
-    return [JobOut.model_validate(j) for j in await service.list_jobs(rt, limit)]
+    jobs = await service.list_jobs(rt, limit, visible_to=principal.user_id)
+    return [JobOut.model_validate(j) for j in jobs]
 
 
 @router.post(
     "/ping", status_code=202, response_model=JobOut, summary="Run the diagnostic ticker job"
 )
-async def ping(body: PingRequest, rt: RuntimeDep) -> JobOut:
-    job = await service.ping(rt, steps=body.steps, interval_s=body.interval_s)
+async def ping(body: PingRequest, rt: RuntimeDep, principal: PrincipalDep) -> JobOut:
+    job = await service.ping(
+        rt, steps=body.steps, interval_s=body.interval_s, user_id=principal.user_id
+    )
     return JobOut.model_validate(job)
 
 

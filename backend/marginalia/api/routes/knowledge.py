@@ -37,8 +37,20 @@ async def get_graph(
     max_concepts: Annotated[
         int | None, Query(ge=0, le=5000, description="keep the most central concepts only")
     ] = 300,
+    limit: Annotated[
+        int,
+        Query(ge=1, le=5000, description="nodes per page, most important first"),
+    ] = 1500,
+    cursor: Annotated[
+        str | None,
+        Query(max_length=16, description="the previous page's `next_cursor`"),
+    ] = None,
 ) -> GraphView:
-    return await knowledge.graph_view(rt, workspace_id, max_concepts=max_concepts)
+    """One page of the canvas graph: nodes by importance, the edges that close on it, and
+    `next_cursor` while more nodes remain."""
+    return await knowledge.graph_view(
+        rt, workspace_id, max_concepts=max_concepts, limit=limit, cursor=cursor
+    )
 
 
 @router.get("/concepts", response_model=list[ConceptView])

@@ -6,12 +6,13 @@ import uuid
 from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, File, Header, Query, Response, UploadFile, status
+from fastapi import APIRouter, File, Header, Path, Query, Response, UploadFile, status
 from fastapi.responses import StreamingResponse
 
 from marginalia.answer.schemas import CitationLocation
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import (
+    MAX_INT32,
     ChunkOut,
     ErrorOut,
     JobOut,
@@ -50,7 +51,7 @@ _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
 async def upload_sources(
     workspace_id: uuid.UUID,
     rt: RuntimeDep,
-    files: Annotated[list[UploadFile], File(description="one or more documents")],
+    files: Annotated[list[UploadFile], File(description="one or more documents", min_length=1)],
 ) -> UploadOut:
     # The body was counted while it streamed in (api.hardening.RequestGuard); this is the
     # per-file check on what arrived.
@@ -139,7 +140,7 @@ async def source_chunks(
 )
 async def chunk_location(
     source_id: uuid.UUID,
-    chunk_index: int,
+    chunk_index: Annotated[int, Path(ge=0, le=MAX_INT32, description="the chunk's index")],
     rt: RuntimeDep,
     quote_text: Annotated[
         str | None,
@@ -164,7 +165,8 @@ async def source_pages(source_id: uuid.UUID, rt: RuntimeDep) -> list[PageOut]:
 
 
 _FILE_DOC: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"application/octet-stream": {}}},
+    # The type is sniffed from the stored bytes: any media type.
+    200: {"content": {"*/*": {"schema": {"type": "string", "format": "binary"}}}},
     206: {"description": "partial content"},
     416: {"model": ErrorOut},
 }

@@ -4,15 +4,19 @@ import uuid
 
 from fastapi import APIRouter, Response, status
 
-from marginalia.api.deps import RuntimeDep
+from marginalia.api.deps import PrincipalDep, RuntimeDep
 from marginalia.api.schemas import (
     ErrorOut,
+    MemberOut,
+    MemberSet,
+    UserOut,
     WorkspaceCreate,
     WorkspaceDetail,
     WorkspaceListItem,
     WorkspaceOut,
     WorkspaceUpdate,
 )
+from marginalia.usecases import accounts
 from marginalia.usecases import workspaces as service
 
 router = APIRouter(
@@ -23,20 +27,25 @@ router = APIRouter(
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=WorkspaceOut)
-async def create_workspace(body: WorkspaceCreate, rt: RuntimeDep) -> WorkspaceOut:
-    workspace = await service.create_workspace(rt, name=body.name, description=body.description)
+async def create_workspace(
+    body: WorkspaceCreate, rt: RuntimeDep, principal: PrincipalDep
+) -> WorkspaceOut:
+    workspace = await service.create_workspace(
+        rt, name=body.name, description=body.description, owner_id=principal.user_id
+    )
     return WorkspaceOut.model_validate(workspace)
 
 
 @router.get("", response_model=list[WorkspaceListItem])
-async def list_workspaces(rt: RuntimeDep) -> list[WorkspaceListItem]:
+async def list_workspaces(rt: RuntimeDep, principal: PrincipalDep) -> list[WorkspaceListItem]:
+    visible = await accounts.visible_workspaces(rt, principal)
     return [
         WorkspaceListItem(
             **WorkspaceOut.model_validate(s.workspace).model_dump(),
             source_count=s.source_count,
             last_activity_at=s.last_activity_at,
         )
-        for s in await service.workspace_summaries(rt)
+        for s in await service.workspace_summaries(rt, visible)
     ]
 
 
@@ -61,4 +70,42 @@ async def update_workspace(
 @router.delete("/{workspace_id}", status_code=status.HTTP_204_NO_CONTENT)
 async def delete_workspace(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
     await service.delete_workspace(rt, workspace_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def _member(member: accounts.Member) -> MemberOut:
+    return MemberOut(user=UserOut.model_validate(member.user), role=member.role)
+
+
+@router.get(
+    "/{workspace_id}/members",
+    response_model=list[MemberOut],
+    responses={409: {"model": ErrorOut}},
+    summary="Who may use the workspace (accounts mode)",
+)
+async def list_members(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[MemberOut]:
+    return [_member(m) for m in await accounts.members(rt, workspace_id)]
+
+
+@router.put(
+    "/{workspace_id}/members",
+    response_model=MemberOut,
+    responses={409: {"model": ErrorOut}},
+    summary="Share the workspace with a user, as owner or reader (accounts mode)",
+)
+async def set_member(workspace_id: uuid.UUID, body: MemberSet, rt: RuntimeDep) -> MemberOut:
+    await service.get_workspace(rt, workspace_id)
+    return _member(
+        await accounts.share_workspace(rt, workspace_id, email=body.email, role=body.role)
+    )
+
+
+@router.delete(
+    "/{workspace_id}/members/{user_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={409: {"model": ErrorOut}},
+    summary="Stop sharing the workspace with a user (accounts mode)",
+)
+async def remove_member(workspace_id: uuid.UUID, user_id: uuid.UUID, rt: RuntimeDep) -> Response:
+    await accounts.unshare_workspace(rt, workspace_id, user_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -6,11 +6,11 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
-from marginalia.db.models import Job, JobEvent
+from marginalia.db.models import Job, JobEvent, WorkspaceMember
 
 TERMINAL = ("succeeded", "failed", "cancelled")
 
@@ -22,8 +22,16 @@ async def create(
     params: dict[str, Any],
     workspace_id: uuid.UUID | None,
     backend: str,
+    user_id: uuid.UUID | None = None,
 ) -> Job:
-    job = Job(kind=kind, params=params, workspace_id=workspace_id, backend=backend, checkpoint={})
+    job = Job(
+        kind=kind,
+        params=params,
+        workspace_id=workspace_id,
+        user_id=user_id,
+        backend=backend,
+        checkpoint={},
+    )
     session.add(job)
     await session.flush()
     await session.refresh(job)
@@ -34,8 +42,20 @@ async def get(session: AsyncSession, job_id: uuid.UUID) -> Job | None:
     return await session.get(Job, job_id)
 
 
-async def list_recent(session: AsyncSession, *, limit: int = 50) -> list[Job]:
-    result = await session.execute(select(Job).order_by(col(Job.created_at).desc()).limit(limit))
+async def list_recent(
+    session: AsyncSession, *, limit: int = 50, visible_to: uuid.UUID | None = None
+) -> list[Job]:
+    """The newest jobs; with ``visible_to``, only those in that user's workspaces or
+    started by them."""
+    query = select(Job)
+    if visible_to is not None:
+        member_of = select(col(WorkspaceMember.workspace_id)).where(
+            col(WorkspaceMember.user_id) == visible_to
+        )
+        query = query.where(
+            or_(col(Job.workspace_id).in_(member_of), col(Job.user_id) == visible_to)
+        )
+    result = await session.execute(query.order_by(col(Job.created_at).desc()).limit(limit))
     return list(result.scalars().all())
 
 

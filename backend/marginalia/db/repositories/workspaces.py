@@ -13,8 +13,10 @@ from sqlmodel import col
 from marginalia.db.models import Chunk, Conversation, Job, Source, Workspace
 
 
-async def create(session: AsyncSession, *, name: str, description: str) -> Workspace:
-    workspace = Workspace(name=name, description=description)
+async def create(
+    session: AsyncSession, *, name: str, description: str, owner_id: uuid.UUID | None = None
+) -> Workspace:
+    workspace = Workspace(name=name, description=description, owner_id=owner_id)
     session.add(workspace)
     await session.flush()
     await session.refresh(workspace)

@@ -38,6 +38,7 @@ from marginalia.knowledge.repository.concepts import (
     update_concepts,
 )
 from marginalia.knowledge.repository.graph import (
+    SynthesisRow,
     delete_source_edges,
     insert_source_edges,
     list_clusters,
@@ -81,6 +82,7 @@ from marginalia.knowledge.repository.wiki import (
 __all__ = [
     "EvidenceCandidate",
     "SourceRow",
+    "SynthesisRow",
     "backlinks",
     "bump_knowledge_version",
     "change_concept_edges",

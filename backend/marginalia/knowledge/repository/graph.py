@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, insert, select, text
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from marginalia.db.models import (
+    Chunk,
     RedundancyCluster,
     RedundancyClusterMember,
     SourceEdge,
@@ -98,10 +100,26 @@ async def list_clusters(
     return [(c, by_cluster.get(c.id, [])) for c in clusters]
 
 
+@dataclass(frozen=True)
+class SynthesisRow:
+    """A saved answer as the canvas shows it. ``claims`` are the stored answer's claims;
+    ``passages`` its numbered passages without their text, each with the ``chunk_index``
+    of its chunk (None for a wiki page or a chunk since deleted)."""
+
+    message_id: uuid.UUID
+    conversation_id: uuid.UUID
+    content: str
+    cited: list[Any]
+    question: str | None
+    claim_count: int
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    passages: list[dict[str, Any]] = field(default_factory=list)
+
+
 async def syntheses(
     session: AsyncSession, workspace_id: uuid.UUID, *, limit: int = 200
-) -> list[tuple[uuid.UUID, str, list[Any], str | None, int]]:
-    """Saved answers of the workspace: ``(id, text, cited sources, question, claim count)``.
+) -> list[SynthesisRow]:
+    """Saved answers of the workspace, newest first.
 
     A synthesis is an assistant message that answered: refusals, and answers that kept no
     claim or cite nothing, are chat history but not syntheses. ``question`` is the user
@@ -109,12 +127,18 @@ async def syntheses(
     result = await session.execute(
         text(
             """
-            SELECT m.id, m.content, m.cited_sources,
+            SELECT m.id, m.conversation_id, m.content, m.cited_sources,
                    (SELECT q.content FROM messages q
                      WHERE q.conversation_id = m.conversation_id AND q.role = 'user'
                        AND q.created_at <= m.created_at
                      ORDER BY q.created_at DESC LIMIT 1) AS question,
-                   COALESCE(jsonb_array_length(m.answer -> 'claims'), 0) AS claims
+                   COALESCE(jsonb_array_length(m.answer -> 'claims'), 0) AS claims,
+                   COALESCE(m.answer -> 'claims', '[]'::jsonb) AS claim_list,
+                   (SELECT COALESCE(jsonb_agg(p - 'text'), '[]'::jsonb)
+                      FROM jsonb_array_elements(
+                             CASE WHEN jsonb_typeof(m.answer -> 'passages') = 'array'
+                                  THEN m.answer -> 'passages' ELSE '[]'::jsonb END) p
+                   ) AS passages
               FROM messages m JOIN conversations c ON c.id = m.conversation_id
              WHERE c.workspace_id = :ws AND m.role = 'assistant'
                AND COALESCE((m.answer ->> 'refused')::boolean, false) = false
@@ -127,7 +151,36 @@ async def syntheses(
         ),
         {"ws": workspace_id, "limit": limit},
     )
-    return [
-        (r[0], str(r[1]), list(r[2] or []), str(r[3]) if r[3] is not None else None, int(r[4]))
-        for r in result.all()
-    ]
+    rows = result.all()
+    chunk_ids = {
+        int(p["chunk_id"])
+        for r in rows
+        for p in (r[7] or [])
+        if isinstance(p, dict) and isinstance(p.get("chunk_id"), int)
+    }
+    index_of: dict[int, int] = {}
+    if chunk_ids:
+        found = await session.execute(
+            select(col(Chunk.id), col(Chunk.chunk_index)).where(col(Chunk.id).in_(chunk_ids))
+        )
+        index_of = {cid: int(ix) for cid, ix in found.all() if cid is not None}
+    out: list[SynthesisRow] = []
+    for r in rows:
+        passages = [
+            {**p, "chunk_index": index_of.get(p["chunk_id"]) if p.get("chunk_id") else None}
+            for p in (r[7] or [])
+            if isinstance(p, dict)
+        ]
+        out.append(
+            SynthesisRow(
+                message_id=r[0],
+                conversation_id=r[1],
+                content=str(r[2]),
+                cited=list(r[3] or []),
+                question=str(r[4]) if r[4] is not None else None,
+                claim_count=int(r[5]),
+                claims=[c for c in (r[6] or []) if isinstance(c, dict)],
+                passages=passages,
+            )
+        )
+    return out

@@ -18,6 +18,7 @@ import '@xyflow/react/dist/style.css'
 import type { WorkspaceDetail } from '../../api/client'
 import { useSources } from '../../api/queries'
 import { resolveDark, useUi } from '../../store'
+import { Button } from '../../ui/Button'
 import { ErrorText } from '../../ui/Field'
 import { useGraph } from './api'
 import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
@@ -167,6 +168,16 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     <main className="flex min-h-0 flex-1 flex-col">
       <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={focusNode} />
       <ErrorText error={graphQuery.error} />
+      {graphQuery.data && graphQuery.remaining > 0 && (
+        <div className="flex flex-wrap items-center gap-2 px-3 py-1 text-sm text-stone-700 dark:text-stone-300" data-testid="canvas-truncated" role="status">
+          <span>
+            Showing {graphQuery.data.nodes.length} of {graphQuery.total} nodes, the most important first.
+          </span>
+          <Button size="sm" variant="secondary" onClick={graphQuery.loadMore} disabled={graphQuery.loadingMore} data-testid="canvas-load-more">
+            {graphQuery.loadingMore ? 'Loading…' : `Load more (${graphQuery.remaining} remaining)`}
+          </Button>
+        </div>
+      )}
       {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
       <LiveUpdates workspaceId={workspace.id} />
       <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">

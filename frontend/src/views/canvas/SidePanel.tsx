@@ -8,10 +8,12 @@ import { chunkReaderHref } from '../reader/geometry'
 import { Button } from '../../ui/Button'
 import { Markdown } from '../../lib/Markdown'
 import { ChatPanel } from '../chat/ChatPanel'
+import { CitationButton } from '../chat/Citation'
+import type { AnswerSource } from '../../api/ask'
 import { useClaims } from './api'
 import { bibtexKey } from './bibtex'
 import { prerequisiteChain } from './focus'
-import type { ConceptNodeData, Graph, SourceNodeData, SynthesisNodeData } from './model'
+import type { ConceptNodeData, Graph, SourceNodeData, SynthesisAnswer, SynthesisNodeData } from './model'
 import { levelName } from './nodes/concept/ConceptNode'
 
 const linkCls = 'text-accent-700 underline dark:text-accent-300'
@@ -183,15 +185,40 @@ function SynthesisDetails({ workspaceId, graph, data, id, onSelect }: { workspac
       <p className="text-xs font-medium uppercase tracking-wide text-stone-600 dark:text-stone-400">Saved answer</p>
       <h2 className="font-serif text-lg font-semibold leading-snug">{data.question}</h2>
       {data.claims !== null && <p className="text-stone-700 dark:text-stone-300">{data.claims} claims</p>}
+      {data.answer && data.answer.claims.length > 0 && <SavedAnswer workspaceId={workspaceId} answer={data.answer} />}
       {data.conversationId && (
         <p className="mt-2">
           <Link className={linkCls} to={`/w/${workspaceId}/chat/${data.conversationId}`}>
-            Open the answer with its citations
+            Open the conversation
           </Link>
         </p>
       )}
       <h3 className="mt-4 font-semibold">Sources it cites</h3>
       <NodeList nodes={cited} onSelect={onSelect} testId="panel-cited" />
     </div>
+  )
+}
+
+/** The answer's claims with chat's `[n]` citations: a click opens the reader at the
+ * cited chunk with the claim's quote marked; hovering previews the passage. */
+function SavedAnswer({ workspaceId, answer }: { workspaceId: string; answer: SynthesisAnswer }) {
+  const byN = useMemo(() => new Map(answer.passages.map((p) => [p.n, p])), [answer])
+  return (
+    <ol className="prose-answer mt-3 grid gap-2 font-serif leading-relaxed" data-testid="panel-answer">
+      {answer.claims.map((claim, i) => (
+        <li key={i} className="list-none" data-testid="panel-answer-claim">
+          <Markdown text={claim.text.trim()} inline />
+          {(claim.citations ?? []).map((n) => {
+            const p = byN.get(n)
+            const source: AnswerSource | undefined = p && { ...p, excerpt: '', source_id: p.source_id ?? null }
+            const href =
+              p?.source_id && p.chunk_index !== null && p.chunk_index !== undefined
+                ? chunkReaderHref(workspaceId, p.source_id, { chunk_index: p.chunk_index, page_start: p.page }, claim.quote)
+                : null
+            return <CitationButton key={n} id={`synthesis:${answer.message_id}:${i}:${n}`} n={n} source={source} quote={claim.quote ?? null} workspaceId={workspaceId} href={href} />
+          })}
+        </li>
+      ))}
+    </ol>
   )
 }

@@ -7,6 +7,8 @@ export type ApiNode = Schemas['GraphNode']
 export type ApiEdge = Schemas['GraphEdge']
 export type EdgeType = ApiEdge['type'] | 'supports' | 'contradicts'
 export type NodeType = ApiNode['type']
+/** A synthesis node's saved answer: claims with `[n]` citations and the passages cited. */
+export type SynthesisAnswer = Schemas['SynthesisAnswer']
 
 export interface SourceNodeData extends Record<string, unknown> {
   kind: 'source'
@@ -43,6 +45,7 @@ export interface SynthesisNodeData extends Record<string, unknown> {
   question: string
   claims: number | null
   conversationId: string | null
+  answer: SynthesisAnswer | null
   highlighted: boolean
   dimmed: boolean
   simple: boolean
@@ -146,7 +149,8 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
         messageId: n.id.slice('synthesis:'.length),
         question: str(d.question) ?? n.label,
         claims: num(d.claims),
-        conversationId: str(d.conversation_id),
+        conversationId: n.answer?.conversation_id ?? str(d.conversation_id),
+        answer: n.answer ?? null,
         ...base,
       },
     }

@@ -18,13 +18,15 @@ export function CitationButton(props: {
   quote: string | null
   location?: CitationLocation
   workspaceId: string
+  /** Where a click goes, when the caller knows better (a saved answer's chunk and quote). */
+  href?: string | null
 }) {
   const { id, n, source, quote, location, workspaceId } = props
   const open = useUi((s) => s.citation?.id === id)
   const setCitation = useUi((s) => s.openCitation)
   const navigate = useNavigate()
   const timer = useRef<number | undefined>(undefined)
-  const href = source?.source_id ? citationHref(workspaceId, source.source_id, n, source, location) : null
+  const href = props.href ?? (source?.source_id ? citationHref(workspaceId, source.source_id, n, source, location) : null)
   const later = (show: boolean, ms: number) => {
     window.clearTimeout(timer.current)
     timer.current = window.setTimeout(() => setCitation(show ? { id, n, quote } : null), ms)
@@ -65,7 +67,7 @@ export function CitationButton(props: {
           data-testid="passage"
           aria-label={`Passage ${n}`}
         >
-          {source && open && <PassageBody n={n} source={source} quote={quote} location={location} workspaceId={workspaceId} />}
+          {source && open && <PassageBody n={n} source={source} quote={quote} location={location} workspaceId={workspaceId} href={href} />}
           <Popover.Arrow className="fill-white dark:fill-stone-900" />
         </Popover.Content>
       </Popover.Portal>
@@ -82,8 +84,8 @@ export function citationHref(workspaceId: string, sourceId: string, n: number, s
   return `${href}${href.includes('?') ? '&' : '?'}chars=${encodeURIComponent(chars)}`
 }
 
-function PassageBody(props: { n: number; source: AnswerSource; quote: string | null; location?: CitationLocation; workspaceId: string }) {
-  const { n, source, quote, location, workspaceId } = props
+function PassageBody(props: { n: number; source: AnswerSource; quote: string | null; location?: CitationLocation; workspaceId: string; href: string | null }) {
+  const { n, source, quote, location, workspaceId, href } = props
   const passage = usePassageText(workspaceId, source, true)
   const span = passage.text ? findQuote(passage.text, quote) : null
   return (
@@ -111,10 +113,10 @@ function PassageBody(props: { n: number; source: AnswerSource; quote: string | n
         <Link
           className="mt-2 inline-block text-sm font-medium text-accent-700 underline dark:text-accent-300"
           data-testid="open-reader"
-          to={citationHref(workspaceId, source.source_id, n, source, location)}
+          to={href ?? citationHref(workspaceId, source.source_id, n, source, location)}
         >
           Open in the reader{(location?.page ?? source.page) ? ` at page ${location?.page ?? source.page}` : ''}
-          {location ? ', quote marked' : ''}
+          {location || href?.includes('quote=') ? ', quote marked' : ''}
         </Link>
       )}
     </div>

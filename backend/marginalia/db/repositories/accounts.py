@@ -1,0 +1,185 @@
+"""SQL for accounts: users, API tokens, browser sessions, workspace members, and which
+workspace a routed resource belongs to (for the access check)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlmodel import col
+
+from marginalia.db.models import (
+    ApiToken,
+    Conversation,
+    Highlight,
+    Job,
+    Source,
+    User,
+    UserSession,
+    Workspace,
+    WorkspaceMember,
+)
+
+# The resources a route can address by id, and the column naming their workspace.
+_OWNING_WORKSPACE: dict[str, tuple[Any, Any]] = {
+    "source_id": (Source, Source.workspace_id),
+    "conversation_id": (Conversation, Conversation.workspace_id),
+    "highlight_id": (Highlight, Highlight.workspace_id),
+    "job_id": (Job, Job.workspace_id),
+}
+
+ADDRESSABLE = frozenset(_OWNING_WORKSPACE) | {"workspace_id"}
+
+
+async def add_user(
+    session: AsyncSession, *, email: str, name: str | None, password_hash: str | None
+) -> User:
+    user = User(email=email, name=name, password_hash=password_hash)
+    session.add(user)
+    await session.flush()
+    await session.refresh(user)
+    return user
+
+
+async def user_by_email(session: AsyncSession, email: str) -> User | None:
+    result = await session.execute(select(User).where(func.lower(col(User.email)) == email.lower()))
+    return result.scalars().first()
+
+
+async def get_user(session: AsyncSession, user_id: uuid.UUID) -> User | None:
+    return await session.get(User, user_id)
+
+
+async def set_password_hash(session: AsyncSession, user_id: uuid.UUID, password_hash: str) -> None:
+    await session.execute(
+        update(User).where(col(User.id) == user_id).values(password_hash=password_hash)
+    )
+
+
+async def add_token(
+    session: AsyncSession, *, user_id: uuid.UUID, name: str, token_hash: str
+) -> ApiToken:
+    token = ApiToken(user_id=user_id, name=name, token_hash=token_hash)
+    session.add(token)
+    await session.flush()
+    await session.refresh(token)
+    return token
+
+
+async def tokens_of(session: AsyncSession, user_id: uuid.UUID) -> list[ApiToken]:
+    result = await session.execute(
+        select(ApiToken).where(col(ApiToken.user_id) == user_id).order_by(col(ApiToken.created_at))
+    )
+    return list(result.scalars().all())
+
+
+async def delete_token(session: AsyncSession, token_id: uuid.UUID) -> bool:
+    result = await session.execute(delete(ApiToken).where(col(ApiToken.id) == token_id))
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def user_for_token(session: AsyncSession, token_hash: str, now: datetime) -> uuid.UUID | None:
+    result = await session.execute(
+        update(ApiToken)
+        .where(col(ApiToken.token_hash) == token_hash)
+        .values(last_used_at=now)
+        .returning(col(ApiToken.user_id))
+    )
+    return result.scalar_one_or_none()
+
+
+async def add_session(
+    session: AsyncSession, *, user_id: uuid.UUID, token_hash: str, expires_at: datetime
+) -> None:
+    session.add(UserSession(user_id=user_id, token_hash=token_hash, expires_at=expires_at))
+    await session.flush()
+
+
+async def user_for_session(
+    session: AsyncSession, token_hash: str, now: datetime
+) -> uuid.UUID | None:
+    result = await session.execute(
+        select(col(UserSession.user_id)).where(
+            col(UserSession.token_hash) == token_hash, col(UserSession.expires_at) > now
+        )
+    )
+    return result.scalar_one_or_none()
+
+
+async def delete_session(session: AsyncSession, token_hash: str) -> None:
+    await session.execute(delete(UserSession).where(col(UserSession.token_hash) == token_hash))
+
+
+async def delete_expired_sessions(session: AsyncSession, now: datetime) -> None:
+    await session.execute(delete(UserSession).where(col(UserSession.expires_at) <= now))
+
+
+async def set_member(
+    session: AsyncSession, *, workspace_id: uuid.UUID, user_id: uuid.UUID, role: str
+) -> None:
+    existing = await session.get(WorkspaceMember, (workspace_id, user_id))
+    if existing is None:
+        session.add(WorkspaceMember(workspace_id=workspace_id, user_id=user_id, role=role))
+    else:
+        existing.role = role
+    await session.flush()
+
+
+async def remove_member(
+    session: AsyncSession, *, workspace_id: uuid.UUID, user_id: uuid.UUID
+) -> bool:
+    result = await session.execute(
+        delete(WorkspaceMember).where(
+            col(WorkspaceMember.workspace_id) == workspace_id,
+            col(WorkspaceMember.user_id) == user_id,
+        )
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def members(session: AsyncSession, workspace_id: uuid.UUID) -> list[tuple[User, str]]:
+    result = await session.execute(
+        select(User, col(WorkspaceMember.role))
+        .join(WorkspaceMember, col(WorkspaceMember.user_id) == col(User.id))
+        .where(col(WorkspaceMember.workspace_id) == workspace_id)
+        .order_by(col(WorkspaceMember.created_at))
+    )
+    return [(row[0], row[1]) for row in result.all()]
+
+
+async def role_in(session: AsyncSession, user_id: uuid.UUID, workspace_id: uuid.UUID) -> str | None:
+    return await session.scalar(
+        select(col(WorkspaceMember.role)).where(
+            col(WorkspaceMember.workspace_id) == workspace_id,
+            col(WorkspaceMember.user_id) == user_id,
+        )
+    )
+
+
+async def workspace_ids_of(session: AsyncSession, user_id: uuid.UUID) -> set[uuid.UUID]:
+    result = await session.execute(
+        select(col(WorkspaceMember.workspace_id)).where(col(WorkspaceMember.user_id) == user_id)
+    )
+    return set(result.scalars().all())
+
+
+async def owning_workspace(
+    session: AsyncSession, param: str, resource_id: uuid.UUID
+) -> tuple[bool, uuid.UUID | None]:
+    """``(exists, workspace id)`` of the resource a path parameter names; a workspace
+    names itself."""
+    if param == "workspace_id":
+        found = await session.scalar(
+            select(col(Workspace.id)).where(col(Workspace.id) == resource_id)
+        )
+        return found is not None, found
+    model, column = _OWNING_WORKSPACE[param]
+    row = (await session.execute(select(col(column)).where(col(model.id) == resource_id))).first()
+    return (row is not None, row[0] if row is not None else None)
+
+
+async def job_starter(session: AsyncSession, job_id: uuid.UUID) -> uuid.UUID | None:
+    return await session.scalar(select(col(Job.user_id)).where(col(Job.id) == job_id))
