@@ -25,11 +25,12 @@ from marginalia.db import dump as pg
 from marginalia.db.repositories import conversations as conversations_repo
 from marginalia.db.server import DatabaseLocation
 from marginalia.notes.schemas import HighlightCreate
-from marginalia.runtime import Runtime, open_runtime
+from marginalia.runtime import Runtime, open_file_store, open_runtime
 from marginalia.usecases import backup as backup_usecase
 from marginalia.usecases import notes as notes_usecase
 from marginalia.usecases import sources as sources_usecase
 from marginalia.usecases import workspaces as ws_usecase
+from tests.support.s3_server import S3Server, running_s3_server
 
 DISTILLATION = """# Knowledge distillation for compact language models
 
@@ -398,3 +399,45 @@ async def test_an_older_backup_is_migrated_to_head_over_a_newer_schema(
             (ws_id, "from the past")
         ]
     assert only_at_head <= pg.public_tables(new_url)
+
+
+def _on_s3(s: Settings, server: S3Server, bucket: str) -> Settings:
+    storage = s.storage.model_copy(
+        update={
+            "backend": "s3",
+            "s3_bucket": bucket,
+            "s3_endpoint_url": server.endpoint_url,
+            "s3_access_key_id": server.access_key_id,
+            "s3_secret_access_key": SecretStr(server.secret_access_key),
+            "s3_create_bucket": True,
+        }
+    )
+    return s.model_copy(update={"storage": storage})
+
+
+async def test_round_trip_with_files_in_an_s3_bucket(
+    make_site: object, pg_bin_on_path: Path, tmp_path: Path
+) -> None:
+    """Files go through the storage protocol: a bucket is backed up and restored into
+    another bucket (moto's S3 server on 127.0.0.1), its stray objects removed."""
+    with running_s3_server() as server:
+        source = _on_s3(make_site("s3src"), server, f"src-{uuid.uuid4().hex[:8]}")  # type: ignore[operator]
+        rt = await open_runtime(source)
+        try:
+            await ws_usecase.create_workspace(rt, name="in a bucket")
+            blobs = {rt.files.put(body).key: body for body in (b"%PDF-1.4 one", b"two" * 5000)}
+        finally:
+            await rt.close()
+        archive = tmp_path / "s3.tar.gz"
+        assert backup_usecase.create_backup(source, archive)["files"]["count"] == 2
+
+        target = _on_s3(make_site("s3dst"), server, f"dst-{uuid.uuid4().hex[:8]}")  # type: ignore[operator]
+        stray_store = open_file_store(target)
+        stray = stray_store.put(b"not in the backup").key
+        report = backup_usecase.restore_backup(target, archive)
+        assert (report.files_added, report.files_removed) == (2, 1)
+        assert sorted(stray_store.iter_keys()) == sorted(blobs)
+        assert {k: stray_store.get(k) for k in blobs} == blobs
+        assert not stray_store.exists(stray)
+        stray_store.close()
+        assert pg.workspace_count(_url(target)) == 1
