@@ -441,3 +441,63 @@ async def test_round_trip_with_files_in_an_s3_bucket(
         assert not stray_store.exists(stray)
         stray_store.close()
         assert pg.workspace_count(_url(target)) == 1
+
+
+async def test_a_restore_blocked_by_a_running_server_changes_nothing(
+    site: Site, make_site: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding a table (a running `serve` mid-request): the restore's
+    transaction times out, rolls back, and the files it had added are taken out again."""
+    archive = tmp_path / "good.tar"
+    backup_usecase.create_backup(site.settings, archive)
+    target = make_site("busy")  # type: ignore[operator]
+    rt = await open_runtime(target)
+    try:
+        await ws_usecase.create_workspace(rt, name="in use")
+    finally:
+        await rt.close()
+    url = _url(target)
+    before = (pg.table_counts(url), _snapshot(url), _stored_files(target))
+    monkeypatch.setattr(pg, "LOCK_TIMEOUT_S", 1)
+    with psycopg.connect(url) as holder:
+        holder.execute("SELECT count(*) FROM workspaces")  # a transaction holding its lock
+        with pytest.raises(pg.BackupToolError, match="stop `marginalia serve`"):
+            backup_usecase.restore_backup(target, archive, force=True)
+    assert (pg.table_counts(url), _snapshot(url), _stored_files(target)) == before
+
+
+async def test_a_pg_restore_that_dies_half_way_commits_nothing(
+    site: Site, make_site: object, tmp_path: Path, pg_bin_on_path: Path
+) -> None:
+    """psql gets COMMIT only after pg_restore exited cleanly: half a script (here a
+    pg_restore stand-in that prints the real one up to its data, then fails) is rolled
+    back with the drops before it."""
+    from marginalia.db.server import DatabaseLocation
+
+    src_url = _url(site.settings)
+    tools = pg.find_tools(DatabaseLocation(src_url, embedded=False))
+    dump_file = tmp_path / "db.dump"
+    pg.dump(tools, src_url, dump_file)
+    script = subprocess.run(
+        [str(tools.pg_restore), *pg.RESTORE_FLAGS, "--file", "-", str(dump_file)],
+        capture_output=True,
+        check=True,
+    ).stdout
+    half = tmp_path / "half.sql"
+    half.write_bytes(script[: script.index(b"\nCOPY ") + 1])  # the drops and creates
+    fake = tmp_path / "pg_restore"
+    fake.write_text(f"#!/bin/sh\ncat {half}\necho 'pg_restore: error: out of disk' >&2\nexit 1\n")
+    fake.chmod(0o755)
+
+    target = make_site("half")  # type: ignore[operator]
+    rt = await open_runtime(target)
+    try:
+        await ws_usecase.create_workspace(rt, name="kept")
+    finally:
+        await rt.close()
+    url = _url(target)
+    before = (pg.public_tables(url), pg.table_counts(url), _snapshot(url))
+    broken = pg.PgTools(tools.pg_dump, fake, tools.psql, tools.major)
+    with pytest.raises(pg.BackupToolError, match="out of disk"):
+        pg.restore(broken, url, dump_file, drop_first=sorted(pg.public_tables(url)))
+    assert (pg.public_tables(url), pg.table_counts(url), _snapshot(url)) == before
