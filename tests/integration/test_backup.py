@@ -357,3 +357,44 @@ def test_cli_on_the_embedded_server(tmp_path: Path, test_home: Path) -> None:
         assert restored.returncode == 0, restored.stderr
         with psycopg.connect(server.get_uri("marginalia")) as conn:
             assert conn.execute("SELECT name FROM workspaces").fetchall() == [("embedded-ws",)]
+
+
+async def test_an_older_backup_is_migrated_to_head_over_a_newer_schema(
+    make_site: object, pg_bin_on_path: Path, tmp_path: Path
+) -> None:
+    """A backup at the previous revision restored with --force over a database at head:
+    the tables only head has go in the restore's transaction, then migrations run."""
+    from marginalia.db import migrate
+
+    old = make_site("old")  # type: ignore[operator]
+    old_url = _url(old)
+    head = migrate.head_revision(old_url)
+    assert head is not None
+    previous = migrate.previous_revision(head)
+    assert previous is not None
+    migrate.upgrade(old_url, previous, embedding_dim=old.embedding.dim)
+    ws_id = uuid.uuid4()
+    with psycopg.connect(old_url) as conn:
+        conn.execute(
+            "INSERT INTO workspaces (id, name, description) VALUES (%s, 'from the past', '')",
+            (ws_id,),
+        )
+    archive = tmp_path / "old.tar"
+    assert backup_usecase.create_backup(old, archive)["alembic_revision"] == previous
+
+    target = make_site("new")  # type: ignore[operator]
+    rt = await open_runtime(target)  # migrates to head
+    try:
+        await ws_usecase.create_workspace(rt, name="current")
+    finally:
+        await rt.close()
+    new_url = _url(target)
+    only_at_head = pg.public_tables(new_url) - pg.public_tables(old_url)
+    report = backup_usecase.restore_backup(target, archive, force=True)
+    assert report.upgraded_from == previous and report.revision == head
+    assert migrate.current_revision(new_url) == head
+    with psycopg.connect(new_url) as conn:
+        assert conn.execute("SELECT id, name FROM workspaces").fetchall() == [
+            (ws_id, "from the past")
+        ]
+    assert only_at_head <= pg.public_tables(new_url)

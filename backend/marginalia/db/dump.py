@@ -142,17 +142,19 @@ def archive_tables(tools: PgTools, dump_file: Path) -> set[str]:
     return tables
 
 
+LOCK_TIMEOUT_S = 30
 RESTORE_FLAGS = ("--clean", "--if-exists", "--no-owner", "--no-privileges")
 
 
 def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str]) -> None:
     """Replace the database's objects with the dump's in one transaction.
 
-    ``drop_first``: tables the target has but the dump does not (a newer schema); they go
-    in the same transaction, so the dump's objects can be dropped and recreated."""
+    ``drop_first``: tables dropped (CASCADE) in the same transaction before the dump's
+    ``--clean`` script runs — the target's tables, whose newer columns, constraints or
+    foreign keys (a schema at a later revision) would block the script's plain drops."""
     dsn, env = _split(url)
     psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--single-transaction"]
-    psql += ["--dbname", dsn]
+    psql += ["--dbname", dsn, "-c", f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'"]
     for table in drop_first:
         statement = sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(
             sql.Identifier("public", table)
@@ -173,10 +175,26 @@ def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str])
             "pg_restore failed: " + generated_err.decode(errors="replace").strip()[-500:]
         )
     if applied.returncode != 0:
-        raise _failed("restoring the database (nothing was changed)", applied)
+        error = _failed("restoring the database (nothing was changed)", applied)
+        if b"lock timeout" in applied.stderr:
+            error = BackupToolError(
+                f"{error.detail} — another process kept the tables locked for "
+                f"{LOCK_TIMEOUT_S} s: stop `marginalia serve` and workers, then restore again"
+            )
+        raise error
 
 
 # ----------------------------------------------------------------------------- facts
+
+
+def other_sessions(url: str) -> int:
+    """Client connections to this database besides ours (a running server or worker)."""
+    with _connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        ).fetchone()
+    return int(str(row[0])) if row else 0
 
 
 def public_tables(url: str) -> set[str]:
