@@ -188,7 +188,8 @@ async def test_round_trip_restores_every_row_and_file(
     archive = tmp_path / "marginalia.tar.gz"
     manifest = backup_usecase.create_backup(site.settings, archive)
     assert manifest["alembic_revision"] == pg_revision(src_url)
-    assert manifest["counts"]["sources"] == 2 and manifest["files"]["count"] == 2
+    assert manifest["counts"] == {**counts, "stored_files": 2}  # read in the dump's snapshot
+    assert manifest["files"]["count"] == 2 and manifest["files"]["missing"] == []
     with pytest.raises(backup_usecase.BackupError, match="exists"):
         backup_usecase.create_backup(site.settings, archive)
     with tarfile.open(archive) as tar:
@@ -244,6 +245,12 @@ async def test_round_trip_restores_every_row_and_file(
     report = backup_usecase.restore_backup(site.settings, archive, force=True)
     assert report.files_removed == 1 and extra.key not in _stored_files(site.settings)
     assert _snapshot(src_url) == before
+
+    # 5. A file a source names but the store lost is reported in the manifest.
+    lost = sorted(files)[0]
+    open_file_store(site.settings).delete(lost)
+    again = backup_usecase.create_backup(site.settings, tmp_path / "again.tar")
+    assert again["files"]["missing"] == [lost] and again["files"]["count"] == 1
 
 
 def pg_revision(url: str) -> str | None:

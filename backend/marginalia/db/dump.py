@@ -113,11 +113,13 @@ def _failed(what: str, proc: subprocess.CompletedProcess[bytes]) -> BackupToolEr
     return BackupToolError(f"{what} failed: " + " | ".join(tail))
 
 
-def dump(tools: PgTools, url: str, out: Path) -> None:
-    """``pg_dump --format=custom`` of the whole database into ``out``."""
+def dump(tools: PgTools, url: str, out: Path, *, snapshot: str | None = None) -> None:
+    """``pg_dump --format=custom`` of the whole database into ``out`` (in an exported
+    ``snapshot`` when given)."""
     dsn, env = _split(url)
+    extra = [f"--snapshot={snapshot}"] if snapshot else []
     proc = subprocess.run(
-        [str(tools.pg_dump), "--format=custom", "--file", str(out), "--dbname", dsn],
+        [str(tools.pg_dump), "--format=custom", *extra, "--file", str(out), "--dbname", dsn],
         capture_output=True,
         env=env,
     )
@@ -231,13 +233,46 @@ def public_tables(url: str) -> set[str]:
 
 def table_counts(url: str) -> dict[str, int]:
     """Rows per table of the public schema (alembic_version left out)."""
-    counts: dict[str, int] = {}
     with _connect(url) as conn:
-        for table in sorted(public_tables(url) - {"alembic_version"}):
-            query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("public", table))
-            row = conn.execute(query).fetchone()
-            counts[table] = int(str(row[0])) if row else 0
+        return _counts(conn, public_tables(url))
+
+
+def _counts(conn: psycopg.Connection[tuple[object, ...]], tables: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for table in sorted(tables - {"alembic_version"}):
+        query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("public", table))
+        row = conn.execute(query).fetchone()
+        counts[table] = int(str(row[0])) if row else 0
     return counts
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the dump holds, read in the dump's own snapshot."""
+
+    counts: dict[str, int]
+    file_keys: set[str]  # the stored files the dumped sources name
+
+
+def dump_consistent(tools: PgTools, url: str, out: Path) -> Snapshot:
+    """:func:`dump` from an exported snapshot, with the row counts and referenced file
+    keys read in that same snapshot (so the manifest describes exactly the dump)."""
+    tables = public_tables(url)
+    with psycopg.connect(url) as conn:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        conn.read_only = True
+        row = conn.execute("SELECT pg_export_snapshot()").fetchone()
+        assert row is not None
+        dump(tools, url, out, snapshot=str(row[0]))
+        counts = _counts(conn, tables)
+        keys: set[str] = set()
+        if "sources" in tables:
+            rows = conn.execute(
+                "SELECT DISTINCT file_key FROM public.sources WHERE file_key IS NOT NULL"
+            ).fetchall()
+            keys = {str(r[0]) for r in rows}
+        conn.rollback()
+    return Snapshot(counts, keys)
 
 
 def workspace_count(url: str) -> int:
