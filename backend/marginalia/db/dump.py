@@ -13,6 +13,8 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,41 +144,81 @@ def archive_tables(tools: PgTools, dump_file: Path) -> set[str]:
     return tables
 
 
+LOCK_TIMEOUT_S = 30
 RESTORE_FLAGS = ("--clean", "--if-exists", "--no-owner", "--no-privileges")
 
 
 def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str]) -> None:
     """Replace the database's objects with the dump's in one transaction.
 
-    ``drop_first``: tables the target has but the dump does not (a newer schema); they go
-    in the same transaction, so the dump's objects can be dropped and recreated."""
+    psql reads ``BEGIN``, the drops, pg_restore's ``--clean --if-exists`` script, and a
+    ``COMMIT`` sent only once pg_restore has exited cleanly: a failure anywhere — an SQL
+    error, a lock timeout, a pg_restore that dies half-way — ends the session without a
+    commit, so the server rolls everything back.
+
+    ``drop_first``: tables dropped (CASCADE) first, in that transaction — the target's
+    tables, whose newer columns, constraints or foreign keys (a schema at a later revision)
+    would block the script's plain drops. They also take the tables' locks before the
+    script's ``SET lock_timeout = 0``, so a busy database fails after LOCK_TIMEOUT_S."""
     dsn, env = _split(url)
-    psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--single-transaction"]
-    psql += ["--dbname", dsn]
+    preamble = ["BEGIN;", f"SET lock_timeout = '{LOCK_TIMEOUT_S}s';"]
     for table in drop_first:
-        statement = sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(
+        statement = sql.SQL("DROP TABLE IF EXISTS {} CASCADE;").format(
             sql.Identifier("public", table)
         )
-        psql += ["-c", statement.as_string()]
-    psql += ["-f", "-"]
-    script = subprocess.Popen(
-        [str(tools.pg_restore), *RESTORE_FLAGS, "--file", "-", str(dump_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert script.stdout is not None
-    applied = subprocess.run(psql, stdin=script.stdout, capture_output=True, env=env)
-    script.stdout.close()
-    generated_err = script.stderr.read() if script.stderr else b""
-    if script.wait() != 0:
-        raise BackupToolError(
-            "pg_restore failed: " + generated_err.decode(errors="replace").strip()[-500:]
+        preamble.append(statement.as_string())
+    psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--dbname", dsn, "-f", "-"]
+    restore_cmd = [str(tools.pg_restore), *RESTORE_FLAGS, "--file", "-", str(dump_file)]
+    with tempfile.TemporaryFile() as restore_err, tempfile.TemporaryFile() as psql_err:
+        script = subprocess.Popen(restore_cmd, stdout=subprocess.PIPE, stderr=restore_err)
+        apply = subprocess.Popen(
+            psql, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=psql_err, env=env
         )
-    if applied.returncode != 0:
-        raise _failed("restoring the database (nothing was changed)", applied)
+        assert script.stdout is not None and apply.stdin is not None
+        generated = False
+        try:
+            apply.stdin.write("\n".join(preamble).encode() + b"\n")
+            shutil.copyfileobj(script.stdout, apply.stdin)
+            generated = script.wait() == 0
+            if generated:
+                apply.stdin.write(b"COMMIT;\n")
+        except BrokenPipeError:  # psql stopped at an error; it says which below
+            pass
+        finally:
+            script.stdout.close()
+            with suppress(BrokenPipeError):
+                apply.stdin.close()
+            script.wait()
+            apply.wait()
+        restore_err.seek(0)
+        psql_err.seek(0)
+        restore_text = restore_err.read().decode(errors="replace").strip()
+        psql_text = psql_err.read()
+    if apply.returncode != 0:
+        lines = psql_text.decode(errors="replace").strip().splitlines()[-4:]
+        tail = " | ".join(line[:200] for line in lines)
+        detail = f"restoring the database failed, nothing was changed: {tail}"
+        if b"lock timeout" in psql_text:
+            detail += (
+                f" — another process kept the tables locked for {LOCK_TIMEOUT_S} s: stop "
+                "`marginalia serve` and workers, then restore again"
+            )
+        raise BackupToolError(detail)
+    if not generated:
+        raise BackupToolError(f"pg_restore failed, nothing was changed: {restore_text[-500:]}")
 
 
 # ----------------------------------------------------------------------------- facts
+
+
+def other_sessions(url: str) -> int:
+    """Client connections to this database besides ours (a running server or worker)."""
+    with _connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        ).fetchone()
+    return int(str(row[0])) if row else 0
 
 
 def public_tables(url: str) -> set[str]:

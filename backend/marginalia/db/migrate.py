@@ -58,3 +58,10 @@ def known_revision(revision: str) -> bool:
         return script.get_revision(revision) is not None
     except CommandError:
         return False
+
+
+def previous_revision(revision: str) -> str | None:
+    """The revision ``revision`` migrates from (None for the first)."""
+    script = ScriptDirectory.from_config(alembic_config(""))
+    down = script.get_revision(revision).down_revision
+    return down if isinstance(down, str) else None

@@ -100,11 +100,16 @@ class _HashingReader(io.RawIOBase):
         return n
 
 
-def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+def _member(name: str, size: int) -> tarfile.TarInfo:
     info = tarfile.TarInfo(name)
-    info.size = len(data)
+    info.size = size
+    info.mode = 0o600
     info.mtime = int(datetime.now(UTC).timestamp())
-    tar.addfile(info, io.BytesIO(data))
+    return info
+
+
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    tar.addfile(_member(name, len(data)), io.BytesIO(data))
 
 
 def _add_stored(tar: tarfile.TarFile, store: FileStore, key: str) -> int | None:
@@ -113,9 +118,7 @@ def _add_stored(tar: tarfile.TarFile, store: FileStore, key: str) -> int | None:
         size = store.size(key)
     except MarginaliaError:
         return None
-    info = tarfile.TarInfo(FILES + key)
-    info.size = size
-    info.mtime = int(datetime.now(UTC).timestamp())
+    info = _member(FILES + key, size)
     reader = _HashingReader(iter(store.iter_range(key)))
     tar.addfile(info, reader)
     if reader.digest.hexdigest() != key:
@@ -147,8 +150,11 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
             pinned = pg.pinned_model(location.url)
             dump_hash = _file_hash(dump_file)
             files: dict[str, int] = {}
-            with tarfile.open(tmp, "w:gz" if _compressed(path) else "w") as tar:
-                tar.add(dump_file, arcname=DUMP, recursive=False)
+            mode = "w:gz" if _compressed(path) else "w"
+            options = {"compresslevel": 6} if _compressed(path) else {}
+            with tarfile.open(tmp, mode, **options) as tar:  # type: ignore[call-overload]
+                with dump_file.open("rb") as handle:
+                    tar.addfile(_member(DUMP, dump_file.stat().st_size), handle)
                 for key in store.iter_keys():
                     size = _add_stored(tar, store, key)
                     if size is not None:
@@ -286,7 +292,7 @@ def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> Re
         location = resolve_database(settings)
         tools = pg.find_tools(location)
         dump_file = staging / DUMP
-        archived_tables = pg.archive_tables(tools, dump_file)
+        pg.archive_tables(tools, dump_file)  # reads the dump's whole table of contents
         existing = pg.workspace_count(location.url)
         if existing and not force:
             raise RestoreRefused(
@@ -296,10 +302,17 @@ def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> Re
         store = open_file_store(settings)
         try:
             report = RestoreReport(manifest=manifest, revision=None)
+            if busy := pg.other_sessions(location.url):
+                report.warnings.append(
+                    f"{busy} other connection(s) to the database (a running `marginalia serve` "
+                    "or worker?): restart them after the restore"
+                )
             sizes: dict[str, int] = manifest["files"]["sizes"]
             added = _put_files(store, staging, sizes)
             report.files_added = len(added)
-            drop_first = sorted(pg.public_tables(location.url) - archived_tables)
+            # Every table goes first (CASCADE), in the restore's transaction: a newer schema's
+            # tables, columns and foreign keys would otherwise block the dump's --clean drops.
+            drop_first = sorted(pg.public_tables(location.url))
             try:
                 pg.restore(tools, location.url, dump_file, drop_first=drop_first)
             except BaseException:
