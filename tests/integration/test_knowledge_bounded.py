@@ -119,7 +119,17 @@ async def test_update_touches_a_bounded_number_of_rows(
         await _grow(services, ws.id, records[:SMALL])
         sid, small, first = await _measure(services, ws.id, probe, tables)
         assert not first.refreshed and first.clusters == 0
-        await knowledge_update.remove_source(services, ws.id, sid)
+        removal = await knowledge_update.remove_source(services, ws.id, sid, refresh=False)
+        assert removal.deleted and removal.clusters == -1  # bounded: refreshed later
+        async with services.db.session() as session:
+            orphans = await session.scalar(
+                text(
+                    "SELECT count(*) FROM concepts c WHERE c.workspace_id = :w AND NOT EXISTS "
+                    "(SELECT 1 FROM source_concepts sc WHERE sc.concept_id = c.id)"
+                ),
+                {"w": ws.id},
+            )
+        assert orphans == 0 and removal.concepts_removed == first.concepts_added
 
         await _grow(services, ws.id, records[SMALL:LARGE])
         async with services.db.session() as session:
@@ -148,18 +158,19 @@ async def test_update_touches_a_bounded_number_of_rows(
                 ),
                 {"s": sid},
             )
-        assert int(before or 0) > 0  # its new concepts wait for the refresh
+        assert int(before or 0) > 0  # its new concepts wait for the refresh (and embedding)
         done = await refresh_workspace(services, ws.id)
         assert done.sources == LARGE + 1
         async with services.db.session() as session:
             after = await session.scalar(
                 text(
                     "SELECT count(*) FROM concepts c JOIN source_concepts sc "
-                    "ON sc.concept_id = c.id WHERE sc.source_id = :s AND c.centrality = 0"
+                    "ON sc.concept_id = c.id WHERE sc.source_id = :s "
+                    "AND (c.centrality = 0 OR c.embedding IS NULL)"
                 ),
                 {"s": sid},
             )
-        assert int(after or 0) == 0
+        assert int(after or 0) == 0  # centrality computed, new concepts embedded
     finally:
         await ws_service.delete_workspace(services, ws.id)
 

@@ -6,7 +6,7 @@ pair of the extraction, or the initials rule — the rules of
 :func:`~marginalia.knowledge.concepts.merge_concepts`, applied to those rows only), then
 writes only:
 
-* the new concepts (embedded; centrality 0 until the refresh);
+* the new concepts (centrality 0 and no embedding until the refresh);
 * name variants, level and description of the matched concepts when they change;
 * the new source's concept links;
 * concept edges among the new source's concepts (co-occurrence counts, containment,
@@ -51,7 +51,6 @@ from marginalia.knowledge.concepts import (
 )
 from marginalia.knowledge.extraction import combined_acronyms
 from marginalia.knowledge.schemas import ExtractedConcept, Extraction
-from marginalia.knowledge.vectors import embed_texts
 
 NEW = "~new"
 """The new source's id in the local merge (stored rows are ``row:<id>``)."""
@@ -181,7 +180,6 @@ async def sync_source_concepts(
         fresh_levels[_surface(item.name).key].append(item.level)
     used_slugs = {r.slug for r in stored}
     new_rows: list[dict[str, Any]] = []
-    new_canon: list[CanonicalConcept] = []
     updates: list[dict[str, Any]] = []
     concept_of: dict[str, _Stored] = {}  # canonical slug -> the stored (or new) row
     for c in mine:
@@ -201,7 +199,6 @@ async def sync_source_concepts(
                 c.description,
                 0.0,
             )
-            new_canon.append(c)
             new_rows.append(
                 {
                     "id": row.id,
@@ -227,10 +224,7 @@ async def sync_source_concepts(
                 {"id": keep.id, "level": level, "aliases": aliases, "description": description}
             )
         concept_of[c.slug] = keep
-    if new_rows:
-        vectors = await embed_texts(embedder, [c.name for c in new_canon])
-        for i, r in enumerate(new_rows):
-            r["embedding"] = vectors[i]
+    # New concepts are embedded by the refresh (one batch for every update since the last).
     await repo.insert_concepts(session, new_rows)
     await repo.update_concept_forms(session, updates)
 

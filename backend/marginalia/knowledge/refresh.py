@@ -4,6 +4,7 @@
 (:mod:`marginalia.knowledge.concept_local`); :func:`refresh_workspace` then brings the
 statistics that depend on the whole graph up to date:
 
+* embeddings of the concepts the updates added;
 * the concept graph re-merged over every source (:func:`~marginalia.knowledge.concept_store.
   sync_concepts`): PageRank centrality, workspace levels, merges a new acronym revealed,
   edges that no longer hold;
@@ -34,6 +35,7 @@ from marginalia.knowledge.context import (
     resolve_llm,
 )
 from marginalia.knowledge.linking import recluster
+from marginalia.knowledge.vectors import embed_texts
 from marginalia.knowledge.wiki_update import central_slugs, repair_links, write_offline_pages
 from marginalia.llm.base import LLMProvider
 
@@ -71,6 +73,14 @@ async def refresh_workspace(
         t = time.perf_counter()
         state = await sync_concepts(session, embedder, workspace_id, [s.id for s in sources], {})
         timings["concepts"] = elapsed_ms(t)
+        t = time.perf_counter()
+        missing = await repo.concepts_without_embedding(session, workspace_id)
+        if missing:
+            vectors = await embed_texts(embedder, [name for _, name in missing])
+            await repo.set_concept_embeddings(
+                session, [(cid, vectors[i]) for i, (cid, _) in enumerate(missing)]
+            )
+        timings["embed_concepts"] = elapsed_ms(t)
         t = time.perf_counter()
         n_clusters = await recluster(session, workspace_id, sources)
         timings["clusters"] = elapsed_ms(t)

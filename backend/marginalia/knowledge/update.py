@@ -32,7 +32,8 @@ changes, not by the workspace; ``tests/integration/test_knowledge_bounded.py`` c
   default (``refresh=True``), once at the end of a research/import job, and as the debounced
   ``knowledge.refresh`` job after uploads.
 
-:func:`remove_source` still re-merges the whole workspace inline.
+:func:`remove_source` is bounded the same way (its links, its orphaned concepts, pages citing
+nothing left), then refreshes.
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ class KnowledgeUpdate:
 
 @dataclass(frozen=True)
 class KnowledgeRemoval:
+    """What :func:`remove_source` did (``concepts``/``clusters`` -1: not refreshed yet)."""
+
     workspace_id: uuid.UUID
     source_id: uuid.UUID
     deleted: bool
@@ -343,63 +346,46 @@ async def update_for_source(
 
 
 async def remove_source(
-    ctx: KnowledgeContext, workspace_id: uuid.UUID, source_id: uuid.UUID
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, source_id: uuid.UUID, *, refresh: bool = True
 ) -> KnowledgeRemoval:
     """Delete ``source_id`` (if it still exists) and update what depended on it.
 
-    Its chunks, claims, evidence, edges, cluster memberships and concept links go with it
-    (cascades); concepts no other source discusses are deleted, levels/edges/centrality are
-    recomputed, the workspace is re-clustered, wiki pages it fed are rewritten (or deleted
-    when they cite nothing left) and links to deleted pages are unlinked. Quality scores of
-    other sources do not depend on it.
+    Bounded: its chunks, claims, evidence, edges, cluster memberships and concept links go
+    with it (cascades); the concepts no other source links are deleted, and wiki pages that
+    cite nothing left. ``refresh`` then runs the graph-wide refresh inline (centrality,
+    levels, edges, clusters, the central pages it fed rewritten, links to deleted pages
+    unlinked); the delete use case passes ``refresh=False`` and requests the debounced job.
+    Quality scores of other sources do not depend on it.
     """
     started = time.perf_counter()
-    embedder = ctx.embedder
     async with ctx.db.transaction() as session:
         await repo.lock_workspace(session, workspace_id)
         await require_workspace(session, workspace_id)
         source = await repo.get_source(session, source_id)
         if source is not None and source.workspace_id != workspace_id:
             raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
-        before = {
-            c for s, c in await repo.source_concept_links(session, workspace_id) if s == source_id
-        }
-        before_slugs = {
-            r.slug for r in await repo.list_concepts(session, workspace_id) if r.id in before
-        }
+        before = [cid for cid, _ in await repo.links_of_source(session, source_id)]
         deleted = await repo.delete_source(session, source_id) if source is not None else False
         await repo.bump_knowledge_version(session, workspace_id)
-        sources = await repo.workspace_sources(session, workspace_id)
-        state = await sync_concepts(session, embedder, workspace_id, [s.id for s in sources], {})
-        n_clusters = await recluster(session, workspace_id, sources)
-        present = {str(s.id) for s in sources}
+        still = {cid for _, cid, _ in await repo.links_of_concepts(session, before)}
+        orphans = [cid for cid in before if cid not in still]
+        await repo.delete_concepts(session, orphans)
+        present = {str(s.id) for s in await repo.workspace_sources(session, workspace_id)}
         gone = await delete_uncited_pages(session, workspace_id, present)
-        existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
-        targets = [
-            s
-            for s in central_slugs(state, ctx.settings.knowledge.wiki_central_pages)
-            if s in existing and (s in before_slugs or s in state.touched)
-        ]
-        updated = await write_offline_pages(
-            session,
-            embedder,
-            workspace_id,
-            state,
-            targets,
-            prefer=None,
-            abstracts={s.id: s.abstract for s in sources},
-            reason=f"source removed: {source.title if source else source_id}",
-            settings=ctx.settings.knowledge,
-        )
-        repaired = await repair_links(session, embedder, workspace_id)
+    updated: tuple[str, ...] = ()
+    n_concepts, n_clusters = -1, -1
+    if refresh:
+        title = source.title if source else source_id
+        done = await refresh_workspace(ctx, workspace_id, reason=f"source removed: {title}")
+        updated, n_concepts, n_clusters = done.wiki_pages, done.concepts, done.clusters
     return KnowledgeRemoval(
         workspace_id=workspace_id,
         source_id=source_id,
         deleted=deleted,
-        concepts=len(state.rows),
-        concepts_removed=state.removed,
+        concepts=n_concepts,
+        concepts_removed=len(orphans),
         clusters=n_clusters,
-        wiki_pages_updated=tuple(sorted(set(updated) | set(repaired))),
+        wiki_pages_updated=updated,
         wiki_pages_deleted=tuple(gone),
         total_ms=elapsed_ms(started),
     )

@@ -145,8 +145,8 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
     try:
         with tempfile.TemporaryDirectory(prefix="marginalia-backup-") as work:
             dump_file = Path(work) / DUMP
-            pg.dump(tools, location.url, dump_file)
-            counts = pg.table_counts(location.url)
+            snapshot = pg.dump_consistent(tools, location.url, dump_file)
+            counts = snapshot.counts
             pinned = pg.pinned_model(location.url)
             dump_hash = _file_hash(dump_file)
             files: dict[str, int] = {}
@@ -159,6 +159,7 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
                     size = _add_stored(tar, store, key)
                     if size is not None:
                         files[key] = size
+                missing = sorted(snapshot.file_keys - set(files))
                 manifest = {
                     "format": FORMAT,
                     "version": FORMAT_VERSION,
@@ -179,7 +180,13 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
                         "size": dump_file.stat().st_size,
                         "sha256": dump_hash,
                     },
-                    "files": {"count": len(files), "bytes": sum(files.values()), "sizes": files},
+                    "files": {
+                        "count": len(files),
+                        "bytes": sum(files.values()),
+                        "sizes": files,
+                        # files the dumped sources name that the store no longer had
+                        "missing": missing,
+                    },
                 }
                 _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=2).encode())
         os.replace(tmp, path)

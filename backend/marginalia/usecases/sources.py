@@ -473,6 +473,7 @@ async def delete_source(rt: Runtime, source_id: uuid.UUID) -> None:
     deleted), then its file goes when no other source uses it."""
     source = await get_source(rt, source_id)
     file_key = source.file_key
-    await remove_source(rt, source.workspace_id, source_id)
+    await remove_source(rt, source.workspace_id, source_id, refresh=False)
+    await request_refresh(rt, source.workspace_id)  # debounced graph-wide statistics
     if file_key:
         await remove_unused_files(rt, [str(file_key)])

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text
+from sqlalchemy import delete, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 from sqlmodel import col
@@ -274,3 +274,25 @@ async def update_concept_forms(session: AsyncSession, rows: Sequence[Mapping[str
             "descs": [r["description"] for r in rows],
         },
     )
+
+
+async def concepts_without_embedding(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[uuid.UUID, str]]:
+    """``(id, name)`` of the workspace's concepts not embedded yet (the per-source update
+    leaves that to the refresh)."""
+    result = await session.execute(
+        select(col(Concept.id), col(Concept.name)).where(
+            col(Concept.workspace_id) == workspace_id, any_array(Concept.embedding).is_(None)
+        )
+    )
+    return [(r[0], r[1]) for r in result.all()]
+
+
+async def set_concept_embeddings(
+    session: AsyncSession, rows: Sequence[tuple[uuid.UUID, Any]]
+) -> None:
+    for cid, vector in rows:
+        await session.execute(
+            update(Concept).where(col(Concept.id) == cid).values(embedding=vector)
+        )
