@@ -2,6 +2,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
 import { expectAccessible } from './helpers'
 import { buildWorkspace } from './canvasSetup'
+import { nearestInDirection, type Point } from '../src/views/canvas/keyboard'
 import path from 'node:path'
 
 const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
@@ -361,4 +362,46 @@ test('a truncated graph says so and loads more pages on demand', async ({ page, 
   const drawn = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))
   expect(new Set(drawn)).toEqual(new Set(full.nodes.map((n: { id: string }) => n.id)))
   await expect(page.locator('.react-flow__edge')).toHaveCount(full.edges.length)
+})
+
+// Issue 15 item 1: keyboard navigation. An arrow key moves the cursor to the nearest node
+// that way (the rule of keyboard.ts, checked here on the drawn boxes), Enter opens its
+// panel, Escape closes it.
+test('arrow keys move between nodes, Enter opens the panel, Escape closes it', async ({ page }) => {
+  await openCanvas(page)
+  const centres = async () =>
+    (await page.locator('.react-flow__node').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect()
+        return { id: e.getAttribute('data-id') ?? '', x: r.x + r.width / 2, y: r.y + r.height / 2 }
+      }),
+    )) as Point[]
+  const start = (await centres()).sort((a, b) => a.x - b.x || a.y - b.y)[0]!
+  await page.locator(`.react-flow__node[data-id="${start.id}"]`).click()
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', start.id)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  let at = start.id
+  const moves: string[] = []
+  for (const [key, dir] of [['ArrowRight', 'right'], ['ArrowDown', 'down'], ['ArrowLeft', 'left'], ['ArrowUp', 'up'], ['ArrowRight', 'right']] as const) {
+    const points = await centres()
+    const expected = nearestInDirection(points.find((p) => p.id === at)!, points, dir)
+    await page.keyboard.press(key)
+    if (expected === null) {
+      await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', at)
+      continue
+    }
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', expected)
+    await expect(page.locator(`.react-flow__node[data-id="${expected}"]`)).toBeFocused()
+    await page.waitForTimeout(250) // the view re-centres on the cursor
+    at = expected
+    moves.push(at)
+  }
+  expect(moves.length, 'the cursor moved at least twice').toBeGreaterThanOrEqual(2)
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  await page.keyboard.press('Enter')
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', at)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', at)
 })
