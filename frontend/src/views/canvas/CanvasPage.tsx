@@ -29,6 +29,7 @@ import { NODE_SIZE, toGraph, type CanvasNodeData, type Graph } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
+import { ClusterBoxes, clusterBoxes } from './clusters'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
 
@@ -109,6 +110,20 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     })
   }, [graph, layout, visible, highlight, selected, cursor])
 
+  const clusters = useMemo(
+    () => (graph && layout ? clusterBoxes(graph, layout.positions, visible, filters.collapsed) : []),
+    [graph, layout, visible, filters.collapsed],
+  )
+  const toggleCluster = useCallback(
+    (id: string) =>
+      setFilters((f) => {
+        const collapsed = new Set(f.collapsed)
+        if (!collapsed.delete(id)) collapsed.add(id)
+        return { ...f, collapsed }
+      }),
+    [],
+  )
+
   const edges = useMemo<Edge[]>(() => {
     if (!graph) return []
     return graph.edges.map((e) => {
@@ -167,6 +182,12 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
         setSelected(c.id)
         setCursor(c.id)
       }
+  }, [])
+
+  // A click opens the panel even on the node the keyboard cursor (already "selected") is on.
+  const onNodeClick = useCallback((_: unknown, n: Node) => {
+    setSelected(n.id)
+    setCursor(n.id)
   }, [])
 
   // Arrow keys: the cursor to the nearest visible node that way (from the selection, else the
@@ -278,6 +299,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             edges={edges}
             nodeTypes={nodeTypes}
             onNodesChange={onNodesChange}
+            onNodeClick={onNodeClick}
             onPaneClick={() => setSelected(null)}
             nodesDraggable={false}
             nodesConnectable={false}
@@ -289,6 +311,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             proOptions={{ hideAttribution: true }}
             aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           >
+            <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
             <Background gap={40} size={1} />
             <Controls showInteractive={false} />
             <MiniMap pannable zoomable nodeColor={miniMapColor} ariaLabel="Mini map" className="hidden sm:block" />
