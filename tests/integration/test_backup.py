@@ -25,11 +25,12 @@ from marginalia.db import dump as pg
 from marginalia.db.repositories import conversations as conversations_repo
 from marginalia.db.server import DatabaseLocation
 from marginalia.notes.schemas import HighlightCreate
-from marginalia.runtime import Runtime, open_runtime
+from marginalia.runtime import Runtime, open_file_store, open_runtime
 from marginalia.usecases import backup as backup_usecase
 from marginalia.usecases import notes as notes_usecase
 from marginalia.usecases import sources as sources_usecase
 from marginalia.usecases import workspaces as ws_usecase
+from tests.support.s3_server import S3Server, running_s3_server
 
 DISTILLATION = """# Knowledge distillation for compact language models
 
@@ -187,7 +188,8 @@ async def test_round_trip_restores_every_row_and_file(
     archive = tmp_path / "marginalia.tar.gz"
     manifest = backup_usecase.create_backup(site.settings, archive)
     assert manifest["alembic_revision"] == pg_revision(src_url)
-    assert manifest["counts"]["sources"] == 2 and manifest["files"]["count"] == 2
+    assert manifest["counts"] == {**counts, "stored_files": 2}  # read in the dump's snapshot
+    assert manifest["files"]["count"] == 2 and manifest["files"]["missing"] == []
     with pytest.raises(backup_usecase.BackupError, match="exists"):
         backup_usecase.create_backup(site.settings, archive)
     with tarfile.open(archive) as tar:
@@ -243,6 +245,12 @@ async def test_round_trip_restores_every_row_and_file(
     report = backup_usecase.restore_backup(site.settings, archive, force=True)
     assert report.files_removed == 1 and extra.key not in _stored_files(site.settings)
     assert _snapshot(src_url) == before
+
+    # 5. A file a source names but the store lost is reported in the manifest.
+    lost = sorted(files)[0]
+    open_file_store(site.settings).delete(lost)
+    again = backup_usecase.create_backup(site.settings, tmp_path / "again.tar")
+    assert again["files"]["missing"] == [lost] and again["files"]["count"] == 1
 
 
 def pg_revision(url: str) -> str | None:
@@ -398,3 +406,105 @@ async def test_an_older_backup_is_migrated_to_head_over_a_newer_schema(
             (ws_id, "from the past")
         ]
     assert only_at_head <= pg.public_tables(new_url)
+
+
+def _on_s3(s: Settings, server: S3Server, bucket: str) -> Settings:
+    storage = s.storage.model_copy(
+        update={
+            "backend": "s3",
+            "s3_bucket": bucket,
+            "s3_endpoint_url": server.endpoint_url,
+            "s3_access_key_id": server.access_key_id,
+            "s3_secret_access_key": SecretStr(server.secret_access_key),
+            "s3_create_bucket": True,
+        }
+    )
+    return s.model_copy(update={"storage": storage})
+
+
+async def test_round_trip_with_files_in_an_s3_bucket(
+    make_site: object, pg_bin_on_path: Path, tmp_path: Path
+) -> None:
+    """Files go through the storage protocol: a bucket is backed up and restored into
+    another bucket (moto's S3 server on 127.0.0.1), its stray objects removed."""
+    with running_s3_server() as server:
+        source = _on_s3(make_site("s3src"), server, f"src-{uuid.uuid4().hex[:8]}")  # type: ignore[operator]
+        rt = await open_runtime(source)
+        try:
+            await ws_usecase.create_workspace(rt, name="in a bucket")
+            blobs = {rt.files.put(body).key: body for body in (b"%PDF-1.4 one", b"two" * 5000)}
+        finally:
+            await rt.close()
+        archive = tmp_path / "s3.tar.gz"
+        assert backup_usecase.create_backup(source, archive)["files"]["count"] == 2
+
+        target = _on_s3(make_site("s3dst"), server, f"dst-{uuid.uuid4().hex[:8]}")  # type: ignore[operator]
+        stray_store = open_file_store(target)
+        stray = stray_store.put(b"not in the backup").key
+        report = backup_usecase.restore_backup(target, archive)
+        assert (report.files_added, report.files_removed) == (2, 1)
+        assert sorted(stray_store.iter_keys()) == sorted(blobs)
+        assert {k: stray_store.get(k) for k in blobs} == blobs
+        assert not stray_store.exists(stray)
+        stray_store.close()
+        assert pg.workspace_count(_url(target)) == 1
+
+
+async def test_a_restore_blocked_by_a_running_server_changes_nothing(
+    site: Site, make_site: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding a table (a running `serve` mid-request): the restore's
+    transaction times out, rolls back, and the files it had added are taken out again."""
+    archive = tmp_path / "good.tar"
+    backup_usecase.create_backup(site.settings, archive)
+    target = make_site("busy")  # type: ignore[operator]
+    rt = await open_runtime(target)
+    try:
+        await ws_usecase.create_workspace(rt, name="in use")
+    finally:
+        await rt.close()
+    url = _url(target)
+    before = (pg.table_counts(url), _snapshot(url), _stored_files(target))
+    monkeypatch.setattr(pg, "LOCK_TIMEOUT_S", 1)
+    with psycopg.connect(url) as holder:
+        holder.execute("SELECT count(*) FROM workspaces")  # a transaction holding its lock
+        with pytest.raises(pg.BackupToolError, match="stop `marginalia serve`"):
+            backup_usecase.restore_backup(target, archive, force=True)
+    assert (pg.table_counts(url), _snapshot(url), _stored_files(target)) == before
+
+
+async def test_a_pg_restore_that_dies_half_way_commits_nothing(
+    site: Site, make_site: object, tmp_path: Path, pg_bin_on_path: Path
+) -> None:
+    """psql gets COMMIT only after pg_restore exited cleanly: half a script (here a
+    pg_restore stand-in that prints the real one up to its data, then fails) is rolled
+    back with the drops before it."""
+    from marginalia.db.server import DatabaseLocation
+
+    src_url = _url(site.settings)
+    tools = pg.find_tools(DatabaseLocation(src_url, embedded=False))
+    dump_file = tmp_path / "db.dump"
+    pg.dump(tools, src_url, dump_file)
+    script = subprocess.run(
+        [str(tools.pg_restore), *pg.RESTORE_FLAGS, "--file", "-", str(dump_file)],
+        capture_output=True,
+        check=True,
+    ).stdout
+    half = tmp_path / "half.sql"
+    half.write_bytes(script[: script.index(b"\nCOPY ") + 1])  # the drops and creates
+    fake = tmp_path / "pg_restore"
+    fake.write_text(f"#!/bin/sh\ncat {half}\necho 'pg_restore: error: out of disk' >&2\nexit 1\n")
+    fake.chmod(0o755)
+
+    target = make_site("half")  # type: ignore[operator]
+    rt = await open_runtime(target)
+    try:
+        await ws_usecase.create_workspace(rt, name="kept")
+    finally:
+        await rt.close()
+    url = _url(target)
+    before = (pg.public_tables(url), pg.table_counts(url), _snapshot(url))
+    broken = pg.PgTools(tools.pg_dump, fake, tools.psql, tools.major)
+    with pytest.raises(pg.BackupToolError, match="out of disk"):
+        pg.restore(broken, url, dump_file, drop_first=sorted(pg.public_tables(url)))
+    assert (pg.public_tables(url), pg.table_counts(url), _snapshot(url)) == before

@@ -39,6 +39,11 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1) from None
         counts = manifest["counts"]
         files = manifest["files"]
+        if files["missing"]:
+            err_console.print(
+                f"[yellow]warning:[/yellow] {len(files['missing'])} file(s) that sources name "
+                f"were not in the store: {', '.join(k[:12] for k in files['missing'][:5])}"
+            )
         typer.echo(
             f"wrote {file}: {counts.get('workspaces', 0)} workspaces, "
             f"{counts.get('sources', 0)} sources, {files['count']} files "

@@ -13,6 +13,8 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,11 +113,13 @@ def _failed(what: str, proc: subprocess.CompletedProcess[bytes]) -> BackupToolEr
     return BackupToolError(f"{what} failed: " + " | ".join(tail))
 
 
-def dump(tools: PgTools, url: str, out: Path) -> None:
-    """``pg_dump --format=custom`` of the whole database into ``out``."""
+def dump(tools: PgTools, url: str, out: Path, *, snapshot: str | None = None) -> None:
+    """``pg_dump --format=custom`` of the whole database into ``out`` (in an exported
+    ``snapshot`` when given)."""
     dsn, env = _split(url)
+    extra = [f"--snapshot={snapshot}"] if snapshot else []
     proc = subprocess.run(
-        [str(tools.pg_dump), "--format=custom", "--file", str(out), "--dbname", dsn],
+        [str(tools.pg_dump), "--format=custom", *extra, "--file", str(out), "--dbname", dsn],
         capture_output=True,
         env=env,
     )
@@ -149,39 +153,61 @@ RESTORE_FLAGS = ("--clean", "--if-exists", "--no-owner", "--no-privileges")
 def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str]) -> None:
     """Replace the database's objects with the dump's in one transaction.
 
-    ``drop_first``: tables dropped (CASCADE) in the same transaction before the dump's
-    ``--clean`` script runs — the target's tables, whose newer columns, constraints or
-    foreign keys (a schema at a later revision) would block the script's plain drops."""
+    psql reads ``BEGIN``, the drops, pg_restore's ``--clean --if-exists`` script, and a
+    ``COMMIT`` sent only once pg_restore has exited cleanly: a failure anywhere — an SQL
+    error, a lock timeout, a pg_restore that dies half-way — ends the session without a
+    commit, so the server rolls everything back.
+
+    ``drop_first``: tables dropped (CASCADE) first, in that transaction — the target's
+    tables, whose newer columns, constraints or foreign keys (a schema at a later revision)
+    would block the script's plain drops. They also take the tables' locks before the
+    script's ``SET lock_timeout = 0``, so a busy database fails after LOCK_TIMEOUT_S."""
     dsn, env = _split(url)
-    psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--single-transaction"]
-    psql += ["--dbname", dsn, "-c", f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'"]
+    preamble = ["BEGIN;", f"SET lock_timeout = '{LOCK_TIMEOUT_S}s';"]
     for table in drop_first:
-        statement = sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(
+        statement = sql.SQL("DROP TABLE IF EXISTS {} CASCADE;").format(
             sql.Identifier("public", table)
         )
-        psql += ["-c", statement.as_string()]
-    psql += ["-f", "-"]
-    script = subprocess.Popen(
-        [str(tools.pg_restore), *RESTORE_FLAGS, "--file", "-", str(dump_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert script.stdout is not None
-    applied = subprocess.run(psql, stdin=script.stdout, capture_output=True, env=env)
-    script.stdout.close()
-    generated_err = script.stderr.read() if script.stderr else b""
-    if script.wait() != 0:
-        raise BackupToolError(
-            "pg_restore failed: " + generated_err.decode(errors="replace").strip()[-500:]
+        preamble.append(statement.as_string())
+    psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--dbname", dsn, "-f", "-"]
+    restore_cmd = [str(tools.pg_restore), *RESTORE_FLAGS, "--file", "-", str(dump_file)]
+    with tempfile.TemporaryFile() as restore_err, tempfile.TemporaryFile() as psql_err:
+        script = subprocess.Popen(restore_cmd, stdout=subprocess.PIPE, stderr=restore_err)
+        apply = subprocess.Popen(
+            psql, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=psql_err, env=env
         )
-    if applied.returncode != 0:
-        error = _failed("restoring the database (nothing was changed)", applied)
-        if b"lock timeout" in applied.stderr:
-            error = BackupToolError(
-                f"{error.detail} — another process kept the tables locked for "
-                f"{LOCK_TIMEOUT_S} s: stop `marginalia serve` and workers, then restore again"
+        assert script.stdout is not None and apply.stdin is not None
+        generated = False
+        try:
+            apply.stdin.write("\n".join(preamble).encode() + b"\n")
+            shutil.copyfileobj(script.stdout, apply.stdin)
+            generated = script.wait() == 0
+            if generated:
+                apply.stdin.write(b"COMMIT;\n")
+        except BrokenPipeError:  # psql stopped at an error; it says which below
+            pass
+        finally:
+            script.stdout.close()
+            with suppress(BrokenPipeError):
+                apply.stdin.close()
+            script.wait()
+            apply.wait()
+        restore_err.seek(0)
+        psql_err.seek(0)
+        restore_text = restore_err.read().decode(errors="replace").strip()
+        psql_text = psql_err.read()
+    if apply.returncode != 0:
+        lines = psql_text.decode(errors="replace").strip().splitlines()[-4:]
+        tail = " | ".join(line[:200] for line in lines)
+        detail = f"restoring the database failed, nothing was changed: {tail}"
+        if b"lock timeout" in psql_text:
+            detail += (
+                f" — another process kept the tables locked for {LOCK_TIMEOUT_S} s: stop "
+                "`marginalia serve` and workers, then restore again"
             )
-        raise error
+        raise BackupToolError(detail)
+    if not generated:
+        raise BackupToolError(f"pg_restore failed, nothing was changed: {restore_text[-500:]}")
 
 
 # ----------------------------------------------------------------------------- facts
@@ -207,13 +233,46 @@ def public_tables(url: str) -> set[str]:
 
 def table_counts(url: str) -> dict[str, int]:
     """Rows per table of the public schema (alembic_version left out)."""
-    counts: dict[str, int] = {}
     with _connect(url) as conn:
-        for table in sorted(public_tables(url) - {"alembic_version"}):
-            query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("public", table))
-            row = conn.execute(query).fetchone()
-            counts[table] = int(str(row[0])) if row else 0
+        return _counts(conn, public_tables(url))
+
+
+def _counts(conn: psycopg.Connection[tuple[object, ...]], tables: set[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for table in sorted(tables - {"alembic_version"}):
+        query = sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier("public", table))
+        row = conn.execute(query).fetchone()
+        counts[table] = int(str(row[0])) if row else 0
     return counts
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the dump holds, read in the dump's own snapshot."""
+
+    counts: dict[str, int]
+    file_keys: set[str]  # the stored files the dumped sources name
+
+
+def dump_consistent(tools: PgTools, url: str, out: Path) -> Snapshot:
+    """:func:`dump` from an exported snapshot, with the row counts and referenced file
+    keys read in that same snapshot (so the manifest describes exactly the dump)."""
+    tables = public_tables(url)
+    with psycopg.connect(url) as conn:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        conn.read_only = True
+        row = conn.execute("SELECT pg_export_snapshot()").fetchone()
+        assert row is not None
+        dump(tools, url, out, snapshot=str(row[0]))
+        counts = _counts(conn, tables)
+        keys: set[str] = set()
+        if "sources" in tables:
+            rows = conn.execute(
+                "SELECT DISTINCT file_key FROM public.sources WHERE file_key IS NOT NULL"
+            ).fetchall()
+            keys = {str(r[0]) for r in rows}
+        conn.rollback()
+    return Snapshot(counts, keys)
 
 
 def workspace_count(url: str) -> int:

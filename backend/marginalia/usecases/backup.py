@@ -143,10 +143,11 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        with tempfile.TemporaryDirectory(prefix="marginalia-backup-") as work:
+        # The dump is staged beside the archive (the disk chosen for it), not in /tmp.
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".marginalia-backup-") as work:
             dump_file = Path(work) / DUMP
-            pg.dump(tools, location.url, dump_file)
-            counts = pg.table_counts(location.url)
+            snapshot = pg.dump_consistent(tools, location.url, dump_file)
+            counts = snapshot.counts
             pinned = pg.pinned_model(location.url)
             dump_hash = _file_hash(dump_file)
             files: dict[str, int] = {}
@@ -159,6 +160,7 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
                     size = _add_stored(tar, store, key)
                     if size is not None:
                         files[key] = size
+                missing = sorted(snapshot.file_keys - set(files))
                 manifest = {
                     "format": FORMAT,
                     "version": FORMAT_VERSION,
@@ -179,7 +181,13 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
                         "size": dump_file.stat().st_size,
                         "sha256": dump_hash,
                     },
-                    "files": {"count": len(files), "bytes": sum(files.values()), "sizes": files},
+                    "files": {
+                        "count": len(files),
+                        "bytes": sum(files.values()),
+                        "sizes": files,
+                        # files the dumped sources name that the store no longer had
+                        "missing": missing,
+                    },
                 }
                 _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=2).encode())
         os.replace(tmp, path)
@@ -286,7 +294,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
 def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> RestoreReport:
     """Restore ``path`` into the configured database and file store (see module doc).
     Stop `marginalia serve` and workers first: they hold connections to the old schema."""
-    with tempfile.TemporaryDirectory(prefix="marginalia-restore-") as work:
+    # Staged under the home (where local files land anyway), not in a possibly small /tmp.
+    settings.home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=settings.home, prefix=".restore-") as work:
         staging = Path(work)
         manifest = unpack(path, staging)
         location = resolve_database(settings)
