@@ -32,10 +32,12 @@ test: setup services lint web-check
 	$(MAKE) fuzz
 	$(MAKE) web-e2e
 
-# schemathesis, every check on, against a live `marginalia serve` with seeded data
-# (scripts/fuzz_api.py; about 2.5 minutes). Fails on any 5xx or check failure.
+# schemathesis, every check on, against a live `marginalia serve` with seeded data, in
+# both auth modes (scripts/fuzz_api.py; about 2 minutes each). Fails on any 5xx or
+# check failure.
 fuzz: setup
 	$(UV) run --frozen python scripts/fuzz_api.py --mode local
+	$(UV) run --frozen python scripts/fuzz_api.py --mode accounts
 
 # ------------------------------------------------------------------ web app (frontend/)
 

@@ -111,3 +111,36 @@ def before_call(context: Any, case: Any, kwargs: dict[str, Any]) -> None:
     params = case.path_parameters or {}
     if name and str(params.get(name)) == str(_SEED["ids"].get(name)):
         params[name] = _fresh(name)
+
+
+def _ask_event_validator() -> Any:
+    import jsonschema
+
+    spec = httpx.get(f"{_SEED['base']}/openapi.json", timeout=30).json()
+    schema = {"$ref": "#/components/schemas/AskEvent", "components": spec["components"]}
+    return jsonschema.Draft202012Validator(schema)
+
+
+_ASK_EVENT = _ask_event_validator()
+
+
+@schemathesis.check
+def ndjson_events_conform(ctx: Any, response: Any, case: Any) -> bool | None:
+    """The ask streams (application/x-ndjson, which schemathesis cannot deserialize): every
+    line is one event matching the ``AskEvent`` schema, and the stream ends in ``done``
+    or ``error``."""
+    ctype = (response.headers.get("content-type") or [""])[0]
+    if response.status_code != 200 or not ctype.startswith("application/x-ndjson"):
+        return None
+    lines = [line for line in response.content.decode("utf-8").splitlines() if line.strip()]
+    if not lines:
+        raise AssertionError("an empty NDJSON stream")
+    for number, line in enumerate(lines, 1):
+        event = json.loads(line)
+        problems = sorted(_ASK_EVENT.iter_errors(event), key=lambda e: list(e.path))
+        if problems:
+            raise AssertionError(f"event {number} is not an AskEvent: {problems[0].message}")
+    last = json.loads(lines[-1]).get("type")
+    if last not in ("done", "error"):
+        raise AssertionError(f"the stream ends with a {last!r} event, not done or error")
+    return True

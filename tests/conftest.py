@@ -26,6 +26,9 @@ os.environ.setdefault("MARGINALIA_LLM__PROVIDER", "offline")
 # Heartbeats every second so interrupted jobs are detected quickly in tests.
 os.environ["MARGINALIA_JOBS__HEARTBEAT_S"] = "0.5"
 os.environ["MARGINALIA_JOBS__STALE_AFTER_S"] = "3"
+# Uploads refresh the knowledge layer inline (the debounced knowledge.refresh job has its own
+# test, tests/integration/test_knowledge_bounded.py).
+os.environ["MARGINALIA_KNOWLEDGE__REFRESH_DELAY_S"] = "0"
 # The in-process test clients use base_url http://test: that host name is allowed too.
 os.environ["MARGINALIA_ALLOWED_HOSTS"] = '["localhost", "127.0.0.1", "::1", "test"]'
 

@@ -219,6 +219,12 @@ class KnowledgeSettings(BaseModel):
     evidence_per_claim: int = Field(
         default=3, description="other sources (best passage each) searched per claim"
     )
+    evidence_backward_limit: int = Field(
+        default=30,
+        ge=0,
+        description="an added source's passages are recorded as evidence for at most this "
+        "many (the most similar) claims of the other sources",
+    )
     max_llm_evidence_calls: int = Field(
         default=40,
         description="evidence classifications per update with a model; the rest stay "
@@ -228,6 +234,13 @@ class KnowledgeSettings(BaseModel):
     wiki_central_pages: int = Field(
         default=50,
         description="the offline wiki keeps a page for (at most) this many most central concepts",
+    )
+    refresh_delay_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="seconds without a knowledge update before the debounced "
+        "knowledge.refresh job recomputes centrality, levels, clusters and central wiki pages "
+        "after uploads; 0 runs the refresh inline at the end of each upload job",
     )
 
 

@@ -160,4 +160,42 @@ test('select text, highlight it with a note; after a reload it is still there, a
   await expect(page.getByTestId('note-item').getByTestId('note-text')).toHaveText('Cite in section 2.')
   await page.getByTestId('note-delete').click()
   await expect(page.getByTestId('note-item')).toHaveCount(0)
+
+  // A selection across the page break: the end of page 1's text and the start of page 2's.
+  const second = page.locator('.react-pdf__Page[data-page-number="2"]')
+  await second.scrollIntoViewIfNeeded()
+  await expect(second.locator('.react-pdf__Page__textContent span').first()).toBeAttached()
+  const leafSpans = (n: number) =>
+    page.evaluate(
+      (n) =>
+        [...document.querySelectorAll(`.react-pdf__Page[data-page-number="${n}"] .react-pdf__Page__textContent span`)].filter(
+          (s) => (s.textContent ?? '').trim() && !s.querySelector('span'),
+        ).length,
+      n,
+    )
+  await expect.poll(async () => Math.min(await leafSpans(1), await leafSpans(2))).toBeGreaterThan(0)
+  await page.evaluate(() => {
+    const spans = (n: number) =>
+      [...document.querySelectorAll(`.react-pdf__Page[data-page-number="${n}"] .react-pdf__Page__textContent span`)].filter(
+        (s) => (s.textContent ?? '').trim() && !s.querySelector('span'),
+      )
+    const from = spans(1).at(-1)!
+    const to = spans(2)[0]!
+    const range = document.createRange()
+    range.setStart(from.firstChild!, 0)
+    range.setEnd(to.firstChild!, to.firstChild!.textContent!.length)
+    const sel = window.getSelection()!
+    sel.removeAllRanges()
+    sel.addRange(range)
+    to.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }))
+  })
+  await expect(toolbar).toBeVisible()
+  await toolbar.getByRole('button', { name: /yellow/i }).first().click()
+  await expect(page.getByTestId('note-item')).toHaveCount(1)
+  const sourceId = new URL(page.url()).pathname.split('/').at(-1)!
+  const [crossing] = await (await page.request.get(`/api/sources/${sourceId}/highlights`)).json()
+  expect([crossing.page, crossing.page_end]).toEqual([1, 2])
+  expect(new Set(crossing.rects.map((r: { page: number }) => r.page))).toEqual(new Set([1, 2]))
+  await expect(page.locator('[data-page-box="1"] [data-testid="note-highlight"]').first()).toBeAttached()
+  await expect(page.locator('[data-page-box="2"] [data-testid="note-highlight"]').first()).toBeAttached()
 })

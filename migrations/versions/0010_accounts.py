@@ -58,9 +58,7 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(["user_id"], ["users.id"], ondelete="CASCADE"),
         sa.PrimaryKeyConstraint("workspace_id", "user_id"),
     )
-    op.create_index(
-        "ix_workspace_members_user_id", "workspace_members", ["user_id"], unique=False
-    )
+    op.create_index("ix_workspace_members_user_id", "workspace_members", ["user_id"], unique=False)
     op.execute(
         "INSERT INTO workspace_members (workspace_id, user_id, role) "
         "SELECT id, owner_id, 'owner' FROM workspaces WHERE owner_id IS NOT NULL"

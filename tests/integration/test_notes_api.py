@@ -110,6 +110,34 @@ async def test_highlight_lifecycle_on_a_pdf(
     assert (await client.delete(f"/api/highlights/{made['id']}")).status_code == 404
 
 
+async def test_a_selection_across_a_page_break_is_one_highlight_on_both_pages(
+    services: Runtime, corpus: dict[str, uuid.UUID], client: httpx.AsyncClient, shared_data: Path
+) -> None:
+    pdf = corpus["pdf"]
+    pages = {p.page_number: p.text for p in await sources_usecase.source_pages(services, pdf)}
+    # Whole lines, so no line-break hyphen falls inside the selection.
+    tail = pages[1].rstrip().splitlines()[-1].split()
+    first, second = pages[2].splitlines()[:2]
+    head = first.split() + second.split()[:-1]
+    # What the browser sends: the end of page 1's text layer and the start of page 2's.
+    selected = " ".join(tail + head)
+    r = await client.post(
+        f"/api/sources/{pdf}/highlights", json={"page": 1, "page_end": 2, "quote": selected}
+    )
+    assert r.status_code == 201, r.text
+    made = r.json()
+    assert (made["page"], made["page_end"]) == (1, 2)
+    stored = pages[1][made["char_start"] :] + "\n" + pages[2][: made["char_end"]]
+    assert _squash(made["text"]) == _squash(stored) == _squash(selected)
+    rects = [Rect(**x) for x in made["rects"]]
+    assert {r.page for r in rects} == {1, 2}
+    data = (shared_data / "pdfs" / "specter-acl2020.pdf").read_bytes()
+    assert _squash(text_under(data, rects)) == _squash(selected)
+    md = (await client.get(f"/api/sources/{pdf}/highlights.md")).text
+    assert "— pp. 1–2" in md
+    assert (await client.delete(f"/api/highlights/{made['id']}")).status_code == 204
+
+
 async def test_bad_highlights_are_refused_and_nothing_is_stored(
     corpus: dict[str, uuid.UUID], client: httpx.AsyncClient
 ) -> None:
@@ -120,6 +148,9 @@ async def test_bad_highlights_are_refused_and_nothing_is_stored(
         ({"page": 2, "quote": "the", "color": "purple"}, 422, ""),
         ({"page": 0, "quote": "the"}, 422, ""),
         ({"page": 2, "quote": ""}, 422, ""),
+        ({"page": 2, "page_end": 1, "quote": "the"}, 422, "page_end"),
+        ({"page": 2, "page_end": 5, "quote": "the"}, 422, "page_end"),
+        ({"page": 2, "page_end": 3, "quote": "sourdough at altitude"}, 422, "not on pages 2–3"),
     ]
     for body, code, detail in cases:
         r = await client.post(f"/api/sources/{pdf}/highlights", json=body)

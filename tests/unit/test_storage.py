@@ -125,3 +125,12 @@ def test_streaming_memory_does_not_grow_with_the_file(store: FileStore) -> None:
     assert stored.size == size and total == size
     assert peak_in < size / 2, f"upload peaked at {peak_in / 1e6:.1f} MB"
     assert peak_out < size / 8, f"download peaked at {peak_out / 1e6:.1f} MB"
+
+
+def test_keys_lists_every_stored_file_and_nothing_else(store: FileStore) -> None:
+    assert list(store.iter_keys()) == []
+    first, second = store.put(b"one file"), store.put(b"another file")
+    store.put(b"one file")  # stored once
+    assert sorted(store.iter_keys()) == sorted([first.key, second.key])
+    store.delete(first.key)
+    assert list(store.iter_keys()) == [second.key]

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from marginalia.cli import (
     answer_cmds,
+    backup_cmds,
     export_cmds,
     ingest_cmds,
     knowledge_cmds,
@@ -47,6 +48,7 @@ answer_cmds.register(app)
 source_cmds.register(app)
 mcp_cmds.register(app)
 export_cmds.register(app)
+backup_cmds.register(app)
 user_cmds.register(app, workspace_app)
 qa_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")

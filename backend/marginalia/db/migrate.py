@@ -46,3 +46,22 @@ def current_revision(database_url: str) -> str | None:
             return MigrationContext.configure(conn).get_current_revision()
     finally:
         engine.dispose()
+
+
+def known_revision(revision: str) -> bool:
+    """Whether this code's migrations include ``revision`` (a backup from a newer
+    Marginalia holds one it does not know)."""
+    from alembic.util import CommandError
+
+    script = ScriptDirectory.from_config(alembic_config(""))
+    try:
+        return script.get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
+def previous_revision(revision: str) -> str | None:
+    """The revision ``revision`` migrates from (None for the first)."""
+    script = ScriptDirectory.from_config(alembic_config(""))
+    down = script.get_revision(revision).down_revision
+    return down if isinstance(down, str) else None

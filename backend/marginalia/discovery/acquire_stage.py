@@ -322,7 +322,11 @@ class AcquireStages(ResearchRunBase):
             return
         t = time.perf_counter()
         try:
-            update = await update_for_source(self.ctx, self.workspace_id, source_id, llm=self.llm)
+            # Bounded per-source update; the research/import job refreshes the graph-wide
+            # statistics once at its end (usecases.research).
+            update = await update_for_source(
+                self.ctx, self.workspace_id, source_id, llm=self.llm, refresh=False
+            )
         except MarginaliaError as exc:
             # The source is stored and visible; its knowledge can be rebuilt later.
             await self._set(item, "linked", knowledge={"error": exc.detail})

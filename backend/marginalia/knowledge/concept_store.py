@@ -8,7 +8,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -54,7 +54,14 @@ class ConceptState:
         return {self.slug_of[i]: r for i, r in self.rows.items()}
 
 
-def _reconstructed_acronyms(rows: Iterable[Concept]) -> dict[str, str]:
+class NamedConcept(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def aliases(self) -> list[str]: ...
+
+
+def reconstructed_acronyms(rows: Iterable[NamedConcept]) -> dict[str, str]:
     """Acronym → long form pairs recorded in stored concepts' names and aliases."""
     out: dict[str, str] = {}
     for row in rows:
@@ -129,7 +136,7 @@ async def sync_concepts(
                     items.append(ExtractedConcept(name=alias, level=row.level))
         per_source[str(sid)] = items
 
-    acronyms = _reconstructed_acronyms(rows)
+    acronyms = reconstructed_acronyms(rows)
     acronyms.update(combined_acronyms(fresh.values()))
     graph = merge_concepts(per_source, acronyms)
 

@@ -9,27 +9,31 @@ engines and the database, per source and per workspace.
 (:func:`marginalia.knowledge.linking.refresh_relevance` re-scores quality after the
 workspace description changed; the read side is :mod:`marginalia.knowledge.read`.)
 
-What "incremental" means when a source is added:
+What "incremental" means when a source is added (the work is bounded by what the source
+changes, not by the workspace; ``tests/integration/test_knowledge_bounded.py`` counts it):
 
-* **concepts** — the workspace's concepts are re-merged in memory
-  (:func:`~marginalia.knowledge.concepts.merge_concepts`) from the stored concepts of the
-  other sources (their names, aliases, acronym pairs and the parent/related relations their
-  extractions stated, rebuilt from the database) plus the new source's fresh extraction; only
-  the difference is written: new concepts (embedded), merged or orphaned concepts deleted,
-  changed levels/centrality/aliases, added/removed links and edges. Existing concepts keep
-  their slug and name, so ``[[slug]]`` links stay valid;
+* **concepts** — the new source's extracted concepts are matched against the stored concepts
+  that share a merge key with them and linked (new ones inserted and embedded), edges among
+  its concepts added or re-weighted (:mod:`marginalia.knowledge.concept_local`). Existing
+  concepts keep their slug and name, so ``[[slug]]`` links stay valid;
 * **source edges** — only between the new source and the others (DESIGN §6 rules); pairs of
   older sources keep the edges computed when the later of them was added, until
   :func:`rebuild_workspace`;
-* **redundancy clusters** — re-clustered over the whole workspace (average linkage, O(n²)
-  similarities: a few ms at a few hundred sources, so not worth an incremental variant);
 * **quality** — the new source only (every source when the workspace description embedding
   was missing and is computed now; :func:`refresh_relevance` after a description change);
 * **claims** — the new source's claims and their evidence in the other sources, plus the new
-  source's passages as evidence for the other sources' claims;
-* **wiki** — offline: pages of central concepts the source touches (or that lack a page)
-  are (re)written; LLM: the source and its 10 most similar pages go to the model, which
-  creates or updates 2–5 pages. Broken ``[[links]]`` are unlinked in a new revision.
+  source's passages as evidence for the (at most ``knowledge.evidence_backward_limit``) most
+  similar claims of the other sources;
+* **wiki** — with an LLM: the source and its 10 most similar pages go to the model, which
+  creates or updates 2–5 pages;
+* **graph-wide statistics** — PageRank centrality, workspace levels, merges of stored
+  concepts, redundancy clusters and the offline wiki's central pages are recomputed by
+  :func:`marginalia.knowledge.refresh.refresh_workspace`: inline after this function by
+  default (``refresh=True``), once at the end of a research/import job, and as the debounced
+  ``knowledge.refresh`` job after uploads.
+
+:func:`remove_source` is bounded the same way (its links, its orphaned concepts, pages citing
+nothing left), then refreshes.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.citation_links import link_source, relink_workspace
+from marginalia.knowledge.concept_local import sync_source_concepts
 from marginalia.knowledge.concept_store import sync_concepts
 from marginalia.knowledge.context import (
     KnowledgeContext,
@@ -63,6 +68,7 @@ from marginalia.knowledge.linking import (
     update_source_edges,
     workspace_vector,
 )
+from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.schemas import Extraction
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.knowledge.wiki_update import (
@@ -99,10 +105,15 @@ class KnowledgeUpdate:
     fallback_reason: str | None = None
     # Paper -> paper cites edges of the source, both directions (knowledge/citations.py).
     cites: int = 0
+    # Whether the graph-wide refresh ran inline (else ``clusters`` is 0 and ``concepts``
+    # counts the stored concepts before it: the refresh job brings both up to date).
+    refreshed: bool = True
 
 
 @dataclass(frozen=True)
 class KnowledgeRemoval:
+    """What :func:`remove_source` did (``concepts``/``clusters`` -1: not refreshed yet)."""
+
     workspace_id: uuid.UUID
     source_id: uuid.UUID
     deleted: bool
@@ -172,9 +183,15 @@ async def update_for_source(
     source_id: uuid.UUID,
     *,
     llm: LLMProvider | None = None,
+    refresh: bool = True,
 ) -> KnowledgeUpdate:
     """Bring the workspace's knowledge up to date after ``source_id`` was added (idempotent:
-    running it again for the same source replaces what the first run derived from it)."""
+    running it again for the same source replaces what the first run derived from it).
+
+    The update itself is bounded by what the source changes (see the module doc);
+    ``refresh`` then runs :func:`~marginalia.knowledge.refresh.refresh_workspace` inline for
+    the graph-wide statistics. Jobs that add many sources pass ``refresh=False`` and refresh
+    once at the end (or through the debounced ``knowledge.refresh`` job)."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     provider = resolve_llm(ctx, llm)
@@ -222,9 +239,10 @@ async def update_for_source(
         await repo.bump_knowledge_version(session, workspace_id)
 
         t = time.perf_counter()
-        state = await sync_concepts(
-            session, embedder, workspace_id, [s.id for s in sources], {source_id: extraction}
+        local = await sync_source_concepts(
+            session, embedder, workspace_id, source_id, extraction, len(sources)
         )
+        state = local.state
         timings["concepts"] = elapsed_ms(t)
 
         t = time.perf_counter()
@@ -239,7 +257,10 @@ async def update_for_source(
             per_claim=ctx.settings.knowledge.evidence_per_claim,
         )
         backward = await repo.claims_near_source(
-            session, source_id, min_similarity=ctx.settings.knowledge.evidence_min_similarity
+            session,
+            source_id,
+            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
+            limit=ctx.settings.knowledge.evidence_backward_limit,
         )
         candidates = [*forward, *backward]
         evidence_rows = [related_row(c) for c in candidates]
@@ -247,14 +268,12 @@ async def update_for_source(
         timings["claims"] = elapsed_ms(t)
 
         t = time.perf_counter()
+        # Shared concepts are among the new source's: the local state has every source's.
         n_edges = await update_source_edges(session, workspace_id, sources, state, source_id)
         timings["source_edges"] = elapsed_ms(t)
         t = time.perf_counter()
         n_cites = await link_source(session, workspace_id, source_id)
         timings["citations"] = elapsed_ms(t)
-        t = time.perf_counter()
-        n_clusters = await recluster(session, workspace_id, sources)
-        timings["clusters"] = elapsed_ms(t)
 
         t = time.perf_counter()
         ws_vector, recomputed = await workspace_vector(session, embedder, workspace)
@@ -264,37 +283,45 @@ async def update_for_source(
         )
         timings["quality"] = elapsed_ms(t)
 
-    t = time.perf_counter()
-    new_row = next(s for s in sources if s.id == source_id)
-    wiki: list[str] | None = None
-    async with ctx.db.transaction() as session:
-        await repo.lock_workspace(session, workspace_id)
-        if llmx.is_generative(provider):
-            wiki = await llm_wiki(
+    wiki: list[str] = []
+    if llmx.is_generative(provider):
+        t = time.perf_counter()
+        new_row = next(s for s in sources if s.id == source_id)
+        async with ctx.db.transaction() as session:
+            await repo.lock_workspace(session, workspace_id)
+            written = await llm_wiki(
                 session, embedder, provider, workspace_id, new_row, state, ctx.settings.knowledge
             )
-        if wiki is None:
-            central = central_slugs(state, ctx.settings.knowledge.wiki_central_pages)
-            existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
-            targets_slugs = [s for s in central if s in state.touched or s not in existing]
-            wiki = await write_offline_pages(
-                session,
-                embedder,
-                workspace_id,
-                state,
-                targets_slugs,
-                prefer=source_id,
-                abstracts={s.id: s.abstract for s in sources},
-                reason=f"source added: {title or source_id}",
-                settings=ctx.settings.knowledge,
-            )
-        await repair_links(session, embedder, workspace_id)
-    timings["wiki"] = elapsed_ms(t)
+            if written is None:  # the model gave nothing usable: offline pages, its concepts
+                written = await write_offline_pages(
+                    session,
+                    embedder,
+                    workspace_id,
+                    state,
+                    central_slugs(state, ctx.settings.knowledge.wiki_central_pages),
+                    prefer=source_id,
+                    abstracts={s.id: s.abstract for s in sources},
+                    reason=f"source added: {title or source_id}",
+                    settings=ctx.settings.knowledge,
+                )
+            wiki = written
+            await repair_links(session, embedder, workspace_id)
+        timings["wiki"] = elapsed_ms(t)
 
     if llmx.is_generative(provider) and candidates:
         t = time.perf_counter()
         await classify_evidence(ctx, provider, evidence_rows, candidates)
         timings["evidence_llm"] = elapsed_ms(t)
+    timings["update"] = elapsed_ms(started)
+
+    n_concepts, n_removed, n_clusters = local.total_concepts, 0, 0
+    if refresh:
+        done = await refresh_workspace(
+            ctx, workspace_id, llm=provider, reason=f"source added: {title or source_id}"
+        )
+        n_concepts, n_removed, n_clusters = done.concepts, done.concepts_removed, done.clusters
+        wiki = sorted(set(wiki) | set(done.wiki_pages))
+        timings["refresh"] = done.total_ms
 
     return KnowledgeUpdate(
         workspace_id=workspace_id,
@@ -302,9 +329,9 @@ async def update_for_source(
         engine=result.engine,
         extraction_ms=extraction_ms,
         total_ms=elapsed_ms(started),
-        concepts=len(state.rows),
-        concepts_added=state.added,
-        concepts_removed=state.removed,
+        concepts=n_concepts,
+        concepts_added=local.added,
+        concepts_removed=n_removed,
         claims=len(claim_ids),
         evidence=len(evidence_rows),
         source_edges=n_edges,
@@ -314,67 +341,51 @@ async def update_for_source(
         timings_ms=timings,
         fallback_reason=result.fallback_reason,
         cites=n_cites,
+        refreshed=refresh,
     )
 
 
 async def remove_source(
-    ctx: KnowledgeContext, workspace_id: uuid.UUID, source_id: uuid.UUID
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, source_id: uuid.UUID, *, refresh: bool = True
 ) -> KnowledgeRemoval:
     """Delete ``source_id`` (if it still exists) and update what depended on it.
 
-    Its chunks, claims, evidence, edges, cluster memberships and concept links go with it
-    (cascades); concepts no other source discusses are deleted, levels/edges/centrality are
-    recomputed, the workspace is re-clustered, wiki pages it fed are rewritten (or deleted
-    when they cite nothing left) and links to deleted pages are unlinked. Quality scores of
-    other sources do not depend on it.
+    Bounded: its chunks, claims, evidence, edges, cluster memberships and concept links go
+    with it (cascades); the concepts no other source links are deleted, and wiki pages that
+    cite nothing left. ``refresh`` then runs the graph-wide refresh inline (centrality,
+    levels, edges, clusters, the central pages it fed rewritten, links to deleted pages
+    unlinked); the delete use case passes ``refresh=False`` and requests the debounced job.
+    Quality scores of other sources do not depend on it.
     """
     started = time.perf_counter()
-    embedder = ctx.embedder
     async with ctx.db.transaction() as session:
         await repo.lock_workspace(session, workspace_id)
         await require_workspace(session, workspace_id)
         source = await repo.get_source(session, source_id)
         if source is not None and source.workspace_id != workspace_id:
             raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
-        before = {
-            c for s, c in await repo.source_concept_links(session, workspace_id) if s == source_id
-        }
-        before_slugs = {
-            r.slug for r in await repo.list_concepts(session, workspace_id) if r.id in before
-        }
+        before = [cid for cid, _ in await repo.links_of_source(session, source_id)]
         deleted = await repo.delete_source(session, source_id) if source is not None else False
         await repo.bump_knowledge_version(session, workspace_id)
-        sources = await repo.workspace_sources(session, workspace_id)
-        state = await sync_concepts(session, embedder, workspace_id, [s.id for s in sources], {})
-        n_clusters = await recluster(session, workspace_id, sources)
-        present = {str(s.id) for s in sources}
+        still = {cid for _, cid, _ in await repo.links_of_concepts(session, before)}
+        orphans = [cid for cid in before if cid not in still]
+        await repo.delete_concepts(session, orphans)
+        present = {str(s.id) for s in await repo.workspace_sources(session, workspace_id)}
         gone = await delete_uncited_pages(session, workspace_id, present)
-        existing = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
-        targets = [
-            s
-            for s in central_slugs(state, ctx.settings.knowledge.wiki_central_pages)
-            if s in existing and (s in before_slugs or s in state.touched)
-        ]
-        updated = await write_offline_pages(
-            session,
-            embedder,
-            workspace_id,
-            state,
-            targets,
-            prefer=None,
-            abstracts={s.id: s.abstract for s in sources},
-            reason=f"source removed: {source.title if source else source_id}",
-            settings=ctx.settings.knowledge,
-        )
-        repaired = await repair_links(session, embedder, workspace_id)
+    updated: tuple[str, ...] = ()
+    n_concepts, n_clusters = -1, -1
+    if refresh:
+        title = source.title if source else source_id
+        done = await refresh_workspace(ctx, workspace_id, reason=f"source removed: {title}")
+        updated, n_concepts, n_clusters = done.wiki_pages, done.concepts, done.clusters
     return KnowledgeRemoval(
         workspace_id=workspace_id,
         source_id=source_id,
         deleted=deleted,
-        concepts=len(state.rows),
-        concepts_removed=state.removed,
+        concepts=n_concepts,
+        concepts_removed=len(orphans),
         clusters=n_clusters,
-        wiki_pages_updated=tuple(sorted(set(updated) | set(repaired))),
+        wiki_pages_updated=updated,
         wiki_pages_deleted=tuple(gone),
         total_ms=elapsed_ms(started),
     )

@@ -11,15 +11,18 @@ def _quote_block(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in " ".join(text.split()).splitlines())
 
 
+def _pages(h: Highlight) -> str:
+    return f"p. {h.page}" if h.page == h.page_end else f"pp. {h.page}–{h.page_end}"
+
+
 def source_markdown(title: str, highlights: Sequence[Highlight], *, level: int = 1) -> str:
     """One source's highlights: each quote, its page, and the note under it."""
     lines = [f"{'#' * level} {title}", ""]
     if not highlights:
         lines += ["No highlights yet.", ""]
     for h in highlights:
-        pages = f"p. {h.page}" if h.page == h.page_end else f"pp. {h.page}–{h.page_end}"
         lines.append(_quote_block(h.text))
-        lines.append(f">\n> — {pages}")
+        lines.append(f">\n> — {_pages(h)}")
         lines.append("")
         if h.note:
             lines += [h.note.strip(), ""]
@@ -38,6 +41,6 @@ def annote(highlights: Sequence[Highlight]) -> str:
     for h in highlights:
         quote = " ".join(h.text.split())
         note = f" {' '.join(h.note.split())}" if h.note else ""
-        lines.append(f'p. {h.page}: "{quote}"{note}')
+        lines.append(f'{_pages(h)}: "{quote}"{note}')
     text = "\n".join(lines)
     return text.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")

@@ -13,12 +13,24 @@ from marginalia.answer.schemas import QuoteRect
 Color = Literal["yellow", "green", "blue", "pink"]
 
 
+#: Pages one selection may cover (a selection crossing one or two page breaks).
+MAX_PAGES_SPANNED = 3
+
+
 class HighlightCreate(BaseModel):
-    """A selection on page ``page``: its text and a little of what surrounds it."""
+    """A selection on page ``page`` (through ``page_end`` when it crosses a page break):
+    its text and a little of what surrounds it."""
 
     model_config = ConfigDict(extra="forbid")
 
-    page: int = Field(ge=1)
+    page: int = Field(ge=1, le=100_000)
+    page_end: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description=f"the last page of a selection that crosses page breaks (at most "
+        f"{MAX_PAGES_SPANNED - 1} after ``page``); unset: one page",
+    )
     quote: str = Field(min_length=1, max_length=4000)
     prefix: str = Field(default="", max_length=400)
     suffix: str = Field(default="", max_length=400)

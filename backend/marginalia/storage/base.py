@@ -16,6 +16,10 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def is_key(name: str) -> bool:
+    return bool(_KEY.match(name))
+
+
 def check_key(key: str) -> str:
     """A stored-file key is a SHA-256 hex digest; anything else (a path, say) is unknown."""
     if not _KEY.match(key):
@@ -48,6 +52,10 @@ class FileStore(Protocol):
     def get(self, key: str) -> bytes: ...
 
     def exists(self, key: str) -> bool: ...
+
+    def iter_keys(self) -> Iterator[str]:
+        """Every stored file's key (backup walks them; order unspecified)."""
+        ...
 
     def size(self, key: str) -> int: ...
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from marginalia.errors import NotFoundError
-from marginalia.storage.base import StoredFile, check_key, content_hash
+from marginalia.storage.base import StoredFile, check_key, content_hash, is_key
 
 READ_CHUNK = 64 * 1024
 
@@ -64,6 +64,14 @@ class LocalFileStore:
 
     def exists(self, key: str) -> bool:
         return self._path(key).exists()
+
+    def iter_keys(self) -> Iterator[str]:
+        if not self.root.is_dir():
+            return
+        for path in sorted(self.root.glob("??/??/*")):
+            name = path.name
+            if is_key(name) and path.parent.name == name[2:4] and path.is_file():
+                yield name
 
     def size(self, key: str) -> int:
         path = self._path(key)

@@ -20,7 +20,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from marginalia.errors import NotFoundError
-from marginalia.storage.base import StoredFile, check_key, content_hash
+from marginalia.storage.base import StoredFile, check_key, content_hash, is_key
 
 #: S3's smallest multipart part (except the last) is 5 MiB.
 PART_BYTES = 8 * 1024 * 1024
@@ -157,6 +157,17 @@ class S3FileStore:
 
     def exists(self, key: str) -> bool:
         return self._head(key) is not None
+
+    def iter_keys(self) -> Iterator[str]:
+        pages = self._client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.bucket, Prefix=self.prefix
+        )
+        for page in pages:
+            for item in page.get("Contents", []):
+                rest = str(item["Key"])[len(self.prefix) :]
+                shard, _, key = rest.partition("/")
+                if is_key(key) and shard == key[:2]:
+                    yield key
 
     def size(self, key: str) -> int:
         head = self._head(key)

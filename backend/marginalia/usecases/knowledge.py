@@ -6,14 +6,19 @@ job that brought the source (:mod:`marginalia.usecases.sources`,
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from dataclasses import asdict
 from typing import Any
 
 from marginalia.db.models import Concept, Job
+from marginalia.db.repositories import jobs as jobs_repo
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.knowledge import read
+from marginalia.knowledge import repository as knowledge_repo
+from marginalia.knowledge.refresh import RefreshResult, refresh_workspace
 from marginalia.knowledge.update import rebuild_workspace
 from marginalia.knowledge.views import (
     ClaimView,
@@ -29,6 +34,9 @@ from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
 
 REBUILD_KIND = "knowledge.rebuild"
+REFRESH_KIND = "knowledge.refresh"
+REFRESH_MAX_RUNS = 3
+"""A refresh job re-runs while updates landed during its run, at most this many times."""
 
 
 async def submit_rebuild(rt: Runtime, workspace_id: uuid.UUID) -> Job:
@@ -36,6 +44,63 @@ async def submit_rebuild(rt: Runtime, workspace_id: uuid.UUID) -> Job:
     return await rt.jobs.submit(
         REBUILD_KIND, {"workspace_id": str(workspace_id)}, workspace_id=workspace_id
     )
+
+
+async def refresh_now(rt: Runtime, workspace_id: uuid.UUID) -> RefreshResult:
+    """The graph-wide knowledge refresh, inline (end of a research or import job)."""
+    return await refresh_workspace(rt, workspace_id)
+
+
+async def request_refresh(rt: Runtime, workspace_id: uuid.UUID) -> Job | None:
+    """After per-source updates (``update_for_source(..., refresh=False)``): schedule the
+    graph-wide refresh. With ``knowledge.refresh_delay_s`` 0 it runs now, inline (returns
+    None); otherwise a ``knowledge.refresh`` job is queued unless one is already queued or
+    running for the workspace (a running one re-runs when updates landed meanwhile), and
+    returned."""
+    if rt.settings.knowledge.refresh_delay_s <= 0:
+        await refresh_workspace(rt, workspace_id)
+        return None
+    async with rt.db.session() as session:
+        pending = await jobs_repo.pending_of_kind(session, REFRESH_KIND, workspace_id)
+    if pending is not None:
+        return pending
+    return await rt.jobs.submit(
+        REFRESH_KIND, {"workspace_id": str(workspace_id)}, workspace_id=workspace_id
+    )
+
+
+async def _version(rt: Runtime, workspace_id: uuid.UUID) -> int:
+    async with rt.db.session() as session:
+        return await knowledge_repo.knowledge_version(session, workspace_id)
+
+
+@job(REFRESH_KIND)
+async def refresh_job(ctx: JobContext) -> dict[str, Any]:
+    """``{"workspace_id"}``: wait until the workspace's knowledge has not changed for
+    ``knowledge.refresh_delay_s`` seconds, then refresh its graph-wide statistics; again
+    (up to :data:`REFRESH_MAX_RUNS` runs) while updates landed during a run."""
+    workspace_id = job_param(ctx, "workspace_id")
+    rt = ctx.runtime
+    delay = rt.settings.knowledge.refresh_delay_s
+    await ctx.emit("waiting for updates to settle", stage="debounce", progress=0.0)
+    seen, quiet_since = await _version(rt, workspace_id), time.monotonic()
+    while time.monotonic() - quiet_since < delay:
+        await asyncio.sleep(min(1.0, max(0.05, delay / 4)))
+        ctx.raise_if_cancelled()
+        now = await _version(rt, workspace_id)
+        if now != seen:
+            seen, quiet_since = now, time.monotonic()
+    runs: list[dict[str, Any]] = []
+    while True:
+        ctx.raise_if_cancelled()
+        await ctx.emit("refreshing the knowledge layer", stage="refresh", progress=0.5)
+        result = await refresh_workspace(rt, workspace_id)
+        runs.append(jsonable(asdict(result)))
+        if len(runs) >= REFRESH_MAX_RUNS or await _version(rt, workspace_id) == (
+            result.knowledge_version
+        ):
+            break
+    return {**runs[-1], "runs": len(runs)}
 
 
 async def graph_view(

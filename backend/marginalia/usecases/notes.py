@@ -3,7 +3,8 @@ rectangles on a PDF page), list, search, edit, delete, export as Markdown.
 
 A selection arrives as the text the reader selected on page ``page`` plus a little text
 around it; :func:`marginalia.notes.anchors.find_selection` finds it in the stored page
-text (a selection not on that page is a 422 and nothing is stored). Deleting a source
+text (a selection not on that page is a 422 and nothing is stored); one that crosses page
+breaks names its last page too (``page_end``) and is found in the pages' texts joined. Deleting a source
 deletes its highlights (``ON DELETE CASCADE``).
 """
 
@@ -21,7 +22,7 @@ from marginalia.ingest.geometry import PageSpan, span_geometry
 from marginalia.notes import export
 from marginalia.notes import repository as repo
 from marginalia.notes.anchors import find_selection
-from marginalia.notes.schemas import HighlightCreate, HighlightUpdate
+from marginalia.notes.schemas import MAX_PAGES_SPANNED, HighlightCreate, HighlightUpdate
 from marginalia.runtime import Runtime
 
 
@@ -33,9 +34,7 @@ async def _source(rt: Runtime, source_id: uuid.UUID) -> Source:
     return source
 
 
-async def _rects(
-    rt: Runtime, source: Source, page: int, start: int, end: int
-) -> list[dict[str, Any]]:
+async def _rects(rt: Runtime, source: Source, spans: list[PageSpan]) -> list[dict[str, Any]]:
     if source.kind != "pdf" or not source.file_key:
         return []
     key = str(source.file_key)
@@ -43,7 +42,7 @@ async def _rects(
     def compute() -> list[dict[str, Any]]:
         if not rt.files.exists(key):
             return []
-        geometry = span_geometry(rt.files.get(key), [PageSpan(page, start, end)])
+        geometry = span_geometry(rt.files.get(key), spans)
         return [
             {"page": r.page, "x0": r.x0, "y0": r.y0, "x1": r.x1, "y1": r.y1}
             for g in geometry.values()
@@ -53,32 +52,56 @@ async def _rects(
     return await asyncio.to_thread(compute)
 
 
+def _page_range(body: HighlightCreate, pages: dict[int, str]) -> list[int]:
+    last = body.page_end or body.page
+    if last < body.page or last - body.page >= MAX_PAGES_SPANNED:
+        raise ValidationFailed(
+            f"page_end must be from page to page + {MAX_PAGES_SPANNED - 1} "
+            f"(got page {body.page}, page_end {last})"
+        )
+    missing = [n for n in range(body.page, last + 1) if n not in pages]
+    if missing:
+        raise ValidationFailed(f"this source has no page {missing[0]} (it has {len(pages)} pages)")
+    return list(range(body.page, last + 1))
+
+
+def _split(numbers: list[int], pages: dict[int, str], start: int, end: int) -> list[PageSpan]:
+    """``[start, end)`` of the pages' texts joined with ``\n`` as one span per page."""
+    spans, base = [], 0
+    for n in numbers:
+        length = len(pages[n])
+        lo, hi = max(start, base), min(end, base + length)
+        if hi > lo:
+            spans.append(PageSpan(n, lo - base, hi - base))
+        base += length + 1
+    return spans
+
+
 async def create_highlight(rt: Runtime, source_id: uuid.UUID, body: HighlightCreate) -> Highlight:
     source = await _source(rt, source_id)
     async with rt.db.session() as session:
         pages = {
             p.page_number: p.text for p in await sources_repo.pages_for_source(session, source_id)
         }
-    if body.page not in pages:
+    numbers = _page_range(body, pages)
+    joined = "\n".join(pages[n] for n in numbers)
+    anchor = find_selection(joined, body.quote, body.prefix, body.suffix)
+    spans = _split(numbers, pages, anchor.start, anchor.end) if anchor else []
+    if anchor is None or not spans:
+        where = f"page {body.page}" if len(numbers) == 1 else f"pages {numbers[0]}–{numbers[-1]}"
         raise ValidationFailed(
-            f"source {source_id} has no page {body.page} (it has {len(pages)} pages)"
+            f"the selected text is not on {where} of this source's text; select it again"
         )
-    anchor = find_selection(pages[body.page], body.quote, body.prefix, body.suffix)
-    if anchor is None:
-        raise ValidationFailed(
-            f"the selected text is not on page {body.page} of this source's text; "
-            "select text within one page and try again"
-        )
-    rects = await _rects(rt, source, body.page, anchor.start, anchor.end)
+    rects = await _rects(rt, source, spans)
     async with rt.db.transaction() as session:
         return await repo.create(
             session,
             source_id=source_id,
             workspace_id=source.workspace_id,
-            page=body.page,
-            page_end=body.page,
-            char_start=anchor.start,
-            char_end=anchor.end,
+            page=spans[0].page,
+            page_end=spans[-1].page,
+            char_start=spans[0].start,
+            char_end=spans[-1].end,
             text=anchor.text,
             prefix=anchor.prefix,
             suffix=anchor.suffix,

@@ -28,11 +28,13 @@ from marginalia.errors import ValidationFailed
 from marginalia.formats import repository as formats_repo
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
+from marginalia.knowledge.repository import knowledge_version
 from marginalia.runtime import Runtime
 from marginalia.sources.base import describe_failure
 from marginalia.sources.bibtex import to_bibtex
 from marginalia.sources.candidate import Candidate
 from marginalia.usecases.imports import IMPORT_KIND, import_summary, submit_import
+from marginalia.usecases.knowledge import refresh_now
 from marginalia.usecases.workspaces import get_workspace, update_workspace
 
 RESEARCH_KIND = "research"
@@ -121,6 +123,22 @@ def _run_for(ctx: JobContext, workspace_id: uuid.UUID, description: str, **kw: A
     )
 
 
+async def _refreshed_after(
+    ctx: JobContext, workspace_id: uuid.UUID, run: ResearchRun
+) -> dict[str, Any]:
+    """Run the pipeline; when it linked sources (each with the bounded per-source update),
+    refresh the workspace's graph-wide knowledge statistics once, before the job ends."""
+    async with ctx.runtime.db.session() as session:
+        before = await knowledge_version(session, workspace_id)
+    result = await run.run()
+    async with ctx.runtime.db.session() as session:
+        changed = await knowledge_version(session, workspace_id) != before
+    if changed:
+        await ctx.emit("refreshing the knowledge layer", stage="refresh", progress=0.99)
+        await refresh_now(ctx.runtime, workspace_id)
+    return result
+
+
 @job(RESEARCH_KIND)
 async def research_job(ctx: JobContext) -> dict[str, Any]:
     workspace_id = _workspace_id(ctx)
@@ -132,7 +150,7 @@ async def research_job(ctx: JobContext) -> dict[str, Any]:
             "nothing to research: give a description (the workspace has none either)"
         )
     run = _run_for(ctx, workspace_id, description, options=ResearchOptions.from_params(ctx.params))
-    return await run.run()
+    return await _refreshed_after(ctx, workspace_id, run)
 
 
 @job(IMPORT_KIND)
@@ -160,7 +178,7 @@ async def import_job(ctx: JobContext) -> dict[str, Any]:
             engine="import",
             note=f"{len(candidates)} entries imported from {fmt}",
         ).as_dict()
-    result = await run.run()
+    result = await _refreshed_after(ctx, workspace_id, run)
     result["notes_added"] = await _add_notes(ctx, workspace_id, result)
     result["import"] = import_summary(ctx.params, result)
     return result

@@ -38,9 +38,11 @@ from marginalia.ingest.validation import validate_document
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
 from marginalia.knowledge import read as knowledge_read
+from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.update import KnowledgeUpdate, remove_source, update_for_source
 from marginalia.knowledge.views import SourceCitationsView
 from marginalia.runtime import Runtime
+from marginalia.usecases.knowledge import request_refresh
 from marginalia.usecases.workspaces import get_workspace, remove_unused_files
 
 INGEST_KIND = "ingest"
@@ -177,10 +179,13 @@ async def add_documents(
     for sid in dict.fromkeys(o.source_id for o in outcomes):
         progress(f"knowledge update for source {sid}")
         try:
-            await update_for_source(rt, workspace_id, sid)
+            await update_for_source(rt, workspace_id, sid, refresh=False)
             done += 1
         except Exception as exc:  # reported with the result; the sources stay usable
             errors.append(f"{sid}: {type(exc).__name__}: {exc}"[:300])
+    if done:
+        progress("knowledge refresh (centrality, clusters, wiki)")
+        await refresh_workspace(rt, workspace_id)
     status = "ok" if not errors else ("partial" if done else "failed")
     return DocumentsAdded(
         outcomes,
@@ -322,7 +327,7 @@ async def _knowledge_step(
             f"knowledge update for {name}", stage="knowledge", progress=0.8 + 0.2 * k / len(targets)
         )
         try:
-            update = await update_for_source(rt, workspace_id, sid)
+            update = await update_for_source(rt, workspace_id, sid, refresh=False)
             knowledge[str(sid)] = {"status": "ok", **knowledge_summary(update)}
         except MarginaliaError as exc:
             # The source is stored and visible; `marginalia knowledge rebuild` redoes it.
@@ -331,6 +336,9 @@ async def _knowledge_step(
                 f"{name}: knowledge update failed: {exc.detail}", stage="knowledge", type="log"
             )
         await ctx.save_checkpoint(knowledge=knowledge)
+    if targets:
+        # Centrality, levels, clusters, central wiki pages: once, debounced across uploads.
+        await request_refresh(rt, workspace_id)
     for r in results:
         if r.get("source_id") in knowledge:
             r["knowledge"] = knowledge[r["source_id"]]
@@ -465,6 +473,7 @@ async def delete_source(rt: Runtime, source_id: uuid.UUID) -> None:
     deleted), then its file goes when no other source uses it."""
     source = await get_source(rt, source_id)
     file_key = source.file_key
-    await remove_source(rt, source.workspace_id, source_id)
+    await remove_source(rt, source.workspace_id, source_id, refresh=False)
+    await request_refresh(rt, source.workspace_id)  # debounced graph-wide statistics
     if file_key:
         await remove_unused_files(rt, [str(file_key)])

@@ -1385,7 +1385,8 @@ export interface components {
         };
         /**
          * HighlightCreate
-         * @description A selection on page ``page``: its text and a little of what surrounds it.
+         * @description A selection on page ``page`` (through ``page_end`` when it crosses a page break):
+         *     its text and a little of what surrounds it.
          */
         HighlightCreate: {
             /**
@@ -1398,6 +1399,11 @@ export interface components {
             note?: string | null;
             /** Page */
             page: number;
+            /**
+             * Page End
+             * @description the last page of a selection that crosses page breaks (at most 2 after ``page``); unset: one page
+             */
+            page_end?: number | null;
             /**
              * Prefix
              * @default

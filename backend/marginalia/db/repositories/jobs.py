@@ -214,3 +214,18 @@ async def status_of(session: AsyncSession, job_id: uuid.UUID) -> tuple[str, date
         )
     ).first()
     return (row[0], row[1]) if row else None
+
+
+async def pending_of_kind(session: AsyncSession, kind: str, workspace_id: uuid.UUID) -> Job | None:
+    """The oldest queued or running job of ``kind`` for a workspace, if any."""
+    result = await session.execute(
+        select(Job)
+        .where(
+            col(Job.kind) == kind,
+            col(Job.workspace_id) == workspace_id,
+            col(Job.status).in_(("queued", "running")),
+        )
+        .order_by(col(Job.created_at))
+        .limit(1)
+    )
+    return result.scalars().first()

@@ -98,22 +98,30 @@ async def evidence_for_claims(
 
 
 async def claims_near_source(
-    session: AsyncSession, source_id: uuid.UUID, *, min_similarity: float
+    session: AsyncSession, source_id: uuid.UUID, *, min_similarity: float, limit: int | None = None
 ) -> list[EvidenceCandidate]:
-    """Other sources' claims for which one of this source's chunks is evidence (best chunk)."""
+    """Other sources' claims for which one of this source's chunks is evidence (best chunk);
+    with ``limit``, only the most similar ``limit`` claims (a bounded update)."""
     result = await session.execute(
         text(
             """
-            SELECT DISTINCT ON (c.id) c.id, c.text, c.source_id, ch.id, ch.source_id, ch.text,
-                   1 - (c.embedding <=> ch.embedding) AS sim
-              FROM chunks ch
-              JOIN claims c ON c.workspace_id = ch.workspace_id AND c.source_id <> ch.source_id
-             WHERE ch.source_id = :s AND ch.embedding IS NOT NULL AND c.embedding IS NOT NULL
-               AND 1 - (c.embedding <=> ch.embedding) >= :min
-             ORDER BY c.id, sim DESC, ch.id
+            SELECT * FROM (
+                SELECT DISTINCT ON (c.id) c.id, c.text, c.source_id, ch.id AS chunk_id,
+                       ch.source_id AS chunk_source_id, ch.text AS passage,
+                       1 - (c.embedding <=> ch.embedding) AS sim
+                  FROM chunks ch
+                  JOIN claims c
+                    ON c.workspace_id = ch.workspace_id AND c.source_id <> ch.source_id
+                 WHERE ch.source_id = :s AND ch.embedding IS NOT NULL
+                   AND c.embedding IS NOT NULL
+                   AND 1 - (c.embedding <=> ch.embedding) >= :min
+                 ORDER BY c.id, sim DESC, ch.id
+            ) AS best
+            ORDER BY sim DESC, id
+            LIMIT :limit
             """
         ),
-        {"s": source_id, "min": min_similarity},
+        {"s": source_id, "min": min_similarity, "limit": limit},
     )
     return [
         EvidenceCandidate(r[0], r[1], r[2], int(r[3]), r[4], r[5], float(r[6]))

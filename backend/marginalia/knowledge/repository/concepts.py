@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text
+from sqlalchemy import delete, insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 from sqlmodel import col
@@ -185,4 +185,114 @@ async def change_concept_edges(
                 "w": [r["weight"] for r in modify],
                 "ev": [r["evidence"] for r in modify],
             },
+        )
+
+
+# ---------------------------------------------------------------- the bounded per-source update
+
+
+async def concept_forms(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[uuid.UUID, str, str, list[str], int, str | None, float | None]]:
+    """``(id, slug, name, aliases, level, description, centrality)`` of every concept of a
+    workspace as plain tuples (no ORM objects: the per-source update matches the new
+    source's concepts against these names)."""
+    result = await session.execute(
+        select(
+            col(Concept.id),
+            col(Concept.slug),
+            col(Concept.name),
+            col(Concept.aliases),
+            col(Concept.level),
+            col(Concept.description),
+            col(Concept.centrality),
+        ).where(col(Concept.workspace_id) == workspace_id)
+    )
+    return [(r[0], r[1], r[2], list(r[3] or []), int(r[4]), r[5], r[6]) for r in result.all()]
+
+
+async def links_of_concepts(
+    session: AsyncSession, concept_ids: Sequence[uuid.UUID]
+) -> list[tuple[uuid.UUID, uuid.UUID, float]]:
+    """``(source_id, concept_id, weight)`` links of the given concepts."""
+    if not concept_ids:
+        return []
+    result = await session.execute(
+        select(
+            col(SourceConcept.source_id), col(SourceConcept.concept_id), col(SourceConcept.weight)
+        ).where(col(SourceConcept.concept_id).in_(list(concept_ids)))
+    )
+    return [(r[0], r[1], float(r[2])) for r in result.all()]
+
+
+async def links_of_source(
+    session: AsyncSession, source_id: uuid.UUID
+) -> list[tuple[uuid.UUID, float]]:
+    """``(concept_id, weight)`` links of one source."""
+    result = await session.execute(
+        select(col(SourceConcept.concept_id), col(SourceConcept.weight)).where(
+            col(SourceConcept.source_id) == source_id
+        )
+    )
+    return [(r[0], float(r[1])) for r in result.all()]
+
+
+async def edges_among(session: AsyncSession, concept_ids: Sequence[uuid.UUID]) -> list[ConceptEdge]:
+    """Concept edges with both ends among ``concept_ids``."""
+    if not concept_ids:
+        return []
+    ids = list(concept_ids)
+    result = await session.execute(
+        select(ConceptEdge).where(
+            col(ConceptEdge.source_concept_id).in_(ids),
+            col(ConceptEdge.target_concept_id).in_(ids),
+        )
+    )
+    return list(result.scalars().all())
+
+
+async def update_concept_forms(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Rows with ``id``, ``level``, ``aliases`` and ``description`` (centrality untouched:
+    the background refresh owns it)."""
+    if not rows:
+        return
+    await session.execute(
+        text(
+            """
+            UPDATE concepts c SET level = v.level, aliases = v.aliases,
+                   description = v.description
+              FROM unnest(CAST(:ids AS uuid[]), CAST(:levels AS int[]),
+                          CAST(:aliases AS jsonb[]), CAST(:descs AS text[]))
+                   AS v(id, level, aliases, description)
+             WHERE c.id = v.id
+            """
+        ),
+        {
+            "ids": [r["id"] for r in rows],
+            "levels": [r["level"] for r in rows],
+            "aliases": [json_value(r["aliases"]) for r in rows],
+            "descs": [r["description"] for r in rows],
+        },
+    )
+
+
+async def concepts_without_embedding(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> list[tuple[uuid.UUID, str]]:
+    """``(id, name)`` of the workspace's concepts not embedded yet (the per-source update
+    leaves that to the refresh)."""
+    result = await session.execute(
+        select(col(Concept.id), col(Concept.name)).where(
+            col(Concept.workspace_id) == workspace_id, any_array(Concept.embedding).is_(None)
+        )
+    )
+    return [(r[0], r[1]) for r in result.all()]
+
+
+async def set_concept_embeddings(
+    session: AsyncSession, rows: Sequence[tuple[uuid.UUID, Any]]
+) -> None:
+    for cid, vector in rows:
+        await session.execute(
+            update(Concept).where(col(Concept.id) == cid).values(embedding=vector)
         )

@@ -76,11 +76,11 @@ function NoteItem({ sourceId, highlight, selected, onSelect }: { sourceId: strin
       aria-current={selected ? 'true' : undefined}
       className={cx('rounded border p-2 text-sm', selected ? 'border-accent-600 bg-accent-100/60 dark:bg-accent-700/30' : 'border-stone-200 dark:border-stone-700')}
     >
-      <button type="button" onClick={onSelect} className="block w-full text-left" aria-label={`Show the highlight on page ${highlight.page}`}>
+      <button type="button" onClick={onSelect} className="block w-full text-left" aria-label={`Show the highlight on ${pagesLabel(highlight)}`}>
         <span className="line-clamp-3 rounded-sm px-0.5 font-serif" style={{ background: markColor(highlight.color) }}>
           {highlight.text.replace(/\s+/g, ' ')}
         </span>
-        <span className="mt-1 block text-xs text-stone-600 dark:text-stone-400">page {highlight.page}</span>
+        <span className="mt-1 block text-xs text-stone-600 dark:text-stone-400">{pagesLabel(highlight)}</span>
       </button>
       {!editing && highlight.note && (
         <p className="mt-1 whitespace-pre-wrap" data-testid="note-text">
@@ -130,4 +130,8 @@ function NoteItem({ sourceId, highlight, selected, onSelect }: { sourceId: strin
       </div>
     </li>
   )
+}
+
+function pagesLabel(h: { page: number; page_end: number }): string {
+  return h.page_end > h.page ? `pages ${h.page}–${h.page_end}` : `page ${h.page}`
 }

@@ -8,6 +8,7 @@ import 'react-pdf/dist/Page/TextLayer.css'
 import 'react-pdf/dist/Page/AnnotationLayer.css'
 import { Button } from '../../ui/Button'
 import { displayBox, type QuoteRect } from './geometry'
+import { selectedLayers } from './notes'
 
 pdfjs.GlobalWorkerOptions.workerSrc = new URL('pdfjs-dist/build/pdf.worker.min.mjs', import.meta.url).toString()
 
@@ -43,7 +44,7 @@ export function PdfView(props: {
   onSelect: (id: string) => void
   onPage: (page: number) => void
   /** A text selection inside a page: its page number and the range (for the toolbar). */
-  onSelection?: (page: number, range: Range, container: Element) => void
+  onSelection?: (page: number, range: Range, containers: Element[]) => void
 }) {
   const { url, initialPage, marks, focus, selected, onSelect, onPage, onSelection } = props
   const scroller = useRef<HTMLDivElement>(null)
@@ -154,9 +155,8 @@ export function PdfView(props: {
     const sel = window.getSelection()
     if (!sel || sel.isCollapsed || !sel.rangeCount) return
     const range = sel.getRangeAt(0)
-    const box = (range.startContainer.parentElement ?? null)?.closest<HTMLElement>('[data-page-box]')
-    const layer = box?.querySelector('.react-pdf__Page__textContent')
-    if (box && layer && layer.contains(range.startContainer)) onSelection(Number(box.dataset.pageBox), range, layer)
+    const layers = selectedLayers(range, '[data-page-box]', 'pageBox', '.react-pdf__Page__textContent')
+    if (layers) onSelection(layers.page, range, layers.containers)
   }
 
   const zoomIndex = ZOOMS.findIndex((z) => z >= zoom - 1e-6)

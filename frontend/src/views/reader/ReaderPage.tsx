@@ -92,14 +92,14 @@ export function ReaderPage() {
   const [tab, setTab] = useState<'marks' | 'ask'>('marks')
   const [selection, setSelection] = useState<Selection | null>(null)
   const [draft, setDraft] = useState<string | undefined>(undefined)
-  const onSelection = useCallback((p: number, range: Range, container: Element) => {
+  const onSelection = useCallback((p: number, range: Range, containers: Element[]) => {
     create.reset()
-    setSelection(describeSelection(p, range, container))
+    setSelection(describeSelection(p, range, containers))
   }, [create])
   const highlight = (color: HighlightColor, note?: string) => {
     if (!selection) return
     create.mutate(
-      { page: selection.page, quote: selection.quote, prefix: selection.prefix, suffix: selection.suffix, color, note: note ?? null },
+      { page: selection.page, ...(selection.pageEnd > selection.page ? { page_end: selection.pageEnd } : {}), quote: selection.quote, prefix: selection.prefix, suffix: selection.suffix, color, note: note ?? null },
       {
         onSuccess: (h) => {
           setSelection(null)

@@ -2,6 +2,7 @@
 // the same marks (character ranges of the stored text instead of rectangles).
 import { useEffect, useMemo, useRef } from 'react'
 import { markColor } from './PdfView'
+import { selectedLayers } from './notes'
 
 export interface CharMark {
   id: string
@@ -21,15 +22,15 @@ export function TextView(props: {
   focus: string | null
   selected: string | null
   onSelect: (id: string) => void
-  onSelection?: (page: number, range: Range, container: Element) => void
+  onSelection?: (page: number, range: Range, containers: Element[]) => void
 }) {
   const { pages, marks, focus, selected, onSelect, onSelection } = props
   const onMouseUp = () => {
     const sel = window.getSelection()
     if (!onSelection || !sel || sel.isCollapsed || !sel.rangeCount) return
     const range = sel.getRangeAt(0)
-    const section = range.startContainer.parentElement?.closest<HTMLElement>('section[data-page-number]')
-    if (section) onSelection(Number(section.dataset.pageNumber), range, section)
+    const sections = selectedLayers(range, 'section[data-page-number]', 'pageNumber', null)
+    if (sections) onSelection(sections.page, range, sections.containers)
   }
   const root = useRef<HTMLDivElement>(null)
   useEffect(() => {
