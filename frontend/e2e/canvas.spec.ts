@@ -2,6 +2,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
 import { expectAccessible } from './helpers'
 import { buildWorkspace } from './canvasSetup'
+import { nearestInDirection, type Point } from '../src/views/canvas/keyboard'
 import path from 'node:path'
 
 const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
@@ -361,4 +362,108 @@ test('a truncated graph says so and loads more pages on demand', async ({ page, 
   const drawn = await page.locator('.react-flow__node').evaluateAll((els) => els.map((e) => e.getAttribute('data-id')))
   expect(new Set(drawn)).toEqual(new Set(full.nodes.map((n: { id: string }) => n.id)))
   await expect(page.locator('.react-flow__edge')).toHaveCount(full.edges.length)
+})
+
+// Issue 15 item 1: keyboard navigation. An arrow key moves the cursor to the nearest node
+// that way (the rule of keyboard.ts, checked here on the drawn boxes), Enter opens its
+// panel, Escape closes it.
+test('arrow keys move between nodes, Enter opens the panel, Escape closes it', async ({ page }) => {
+  await openCanvas(page)
+  const centres = async () =>
+    (await page.locator('.react-flow__node').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect()
+        return { id: e.getAttribute('data-id') ?? '', x: r.x + r.width / 2, y: r.y + r.height / 2 }
+      }),
+    )) as Point[]
+  const start = (await centres()).sort((a, b) => a.x - b.x || a.y - b.y)[0]!
+  await page.locator(`.react-flow__node[data-id="${start.id}"]`).click()
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', start.id)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  let at = start.id
+  const moves: string[] = []
+  for (const [key, dir] of [['ArrowRight', 'right'], ['ArrowDown', 'down'], ['ArrowLeft', 'left'], ['ArrowUp', 'up'], ['ArrowRight', 'right']] as const) {
+    const points = await centres()
+    const expected = nearestInDirection(points.find((p) => p.id === at)!, points, dir)
+    await page.keyboard.press(key)
+    if (expected === null) {
+      await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', at)
+      continue
+    }
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', expected)
+    await expect(page.locator(`.react-flow__node[data-id="${expected}"]`)).toBeFocused()
+    await page.waitForTimeout(250) // the view re-centres on the cursor
+    at = expected
+    moves.push(at)
+  }
+  expect(moves.length, 'the cursor moved at least twice').toBeGreaterThanOrEqual(2)
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  await page.keyboard.press('Enter')
+  await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', at)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('canvas-panel')).toHaveCount(0)
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-cursor', at)
+})
+
+// Issue 15 item 1: redundancy clusters drawn as collapsible group boxes. The workspace's
+// sources are not near-duplicates, so the graph as served is given one cluster of two
+// sources (the first two of the page) on its way to the page.
+test('a redundancy cluster is a box around its members that collapses and expands', async ({ page }) => {
+  const cluster = '00000000-0000-4000-8000-00000000c1c1'
+  let members: string[] = []
+  await page.route(`**/api/workspaces/${workspaceId}/graph?*`, async (route) => {
+    const response = await route.fetch()
+    const body = await response.json()
+    const sources = body.nodes.filter((n: { type: string }) => n.type === 'source').slice(0, 2)
+    for (const n of sources) n.cluster_id = cluster
+    members = sources.map((n: { id: string }) => n.id)
+    await route.fulfill({ response, json: body })
+  })
+  await openCanvas(page)
+  expect(members).toHaveLength(2)
+  const box = page.locator(`[data-testid="cluster-box"][data-cluster="${cluster}"]`)
+  await expect(box).toHaveCount(1)
+  await expect(box).toHaveAttribute('data-collapsed', 'false')
+  const inside = async (id: string) => {
+    const [b, n] = [await box.boundingBox(), await page.locator(`.react-flow__node[data-id="${id}"]`).boundingBox()]
+    return Boolean(b && n && n.x >= b.x && n.y >= b.y && n.x + n.width <= b.x + b.width + 0.5 && n.y + n.height <= b.y + b.height + 0.5)
+  }
+  for (const m of members) expect(await inside(m), `${m} inside its cluster's box`).toBe(true)
+  const toggle = page.locator(`[data-testid="cluster-toggle"][data-cluster="${cluster}"]`)
+  await expect(toggle).toContainText('2 near-duplicate sources')
+  await expect(toggle).toHaveAttribute('aria-expanded', 'true')
+  await toggle.click()
+  await expect(box).toHaveAttribute('data-collapsed', 'true')
+  await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+  const shown = members.filter((m) => m === [...members].sort()[0])
+  await expect(page.locator(members.map((m) => `.react-flow__node[data-id="${m}"]`).join(', '))).toHaveCount(1)
+  expect(await inside(shown[0]!)).toBe(true)
+  await toggle.click()
+  await expect(box).toHaveAttribute('data-collapsed', 'false')
+  await expect(page.locator(members.map((m) => `.react-flow__node[data-id="${m}"]`).join(', '))).toHaveCount(2)
+  await expectAccessible(page, 'canvas with a cluster box')
+})
+
+// On demand (E2E_SHOTS=1): a saved answer's panel, light and dark, wide and narrow.
+test('canvas synthesis panel screenshots', async ({ browser, request }) => {
+  test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
+  let current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
+  if (!current.nodes.some((n: { type: string }) => n.type === 'synthesis')) {
+    await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' } })
+    current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
+  }
+  const synthesis = current.nodes.find((n: { type: string }) => n.type === 'synthesis')
+  expect(synthesis).toBeTruthy()
+  for (const [size, viewport] of Object.entries({ wide: { width: 1280, height: 800 }, narrow: { width: 390, height: 844 } }))
+    for (const dark of [false, true]) {
+      const context = await browser.newContext({ viewport, colorScheme: dark ? 'dark' : 'light' })
+      const page = await context.newPage()
+      await page.goto(`/w/${workspaceId}/canvas?focus=${encodeURIComponent(synthesis.id)}`)
+      await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', synthesis.id, { timeout: 60_000 })
+      await expect(page.getByTestId('panel-answer')).toBeVisible()
+      await page.waitForTimeout(600)
+      await page.screenshot({ path: `${SHOTS}/canvas-synthesis-${dark ? 'dark' : 'light'}-${size}.png` })
+      await context.close()
+    }
 })

@@ -143,7 +143,8 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        with tempfile.TemporaryDirectory(prefix="marginalia-backup-") as work:
+        # The dump is staged beside the archive (the disk chosen for it), not in /tmp.
+        with tempfile.TemporaryDirectory(dir=path.parent, prefix=".marginalia-backup-") as work:
             dump_file = Path(work) / DUMP
             snapshot = pg.dump_consistent(tools, location.url, dump_file)
             counts = snapshot.counts
@@ -293,7 +294,9 @@ def read_manifest(path: Path) -> dict[str, Any]:
 def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> RestoreReport:
     """Restore ``path`` into the configured database and file store (see module doc).
     Stop `marginalia serve` and workers first: they hold connections to the old schema."""
-    with tempfile.TemporaryDirectory(prefix="marginalia-restore-") as work:
+    # Staged under the home (where local files land anyway), not in a possibly small /tmp.
+    settings.home.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=settings.home, prefix=".restore-") as work:
         staging = Path(work)
         manifest = unpack(path, staging)
         location = resolve_database(settings)

@@ -27,7 +27,9 @@ import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
 import { NODE_SIZE, toGraph, type CanvasNodeData, type Graph } from './model'
 import { nodeTypes } from './nodes'
+import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
+import { ClusterBoxes, clusterBoxes } from './clusters'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
 
@@ -62,6 +64,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const [layoutError, setLayoutError] = useState<string | null>(null)
   const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES))
   const [selected, setSelected] = useState<string | null>(null)
+  /** The keyboard cursor: where the arrow keys stand; Enter opens its panel. */
+  const [cursor, setCursor] = useState<string | null>(null)
   const theme = useUi((s) => s.theme)
   const flow = useReactFlow()
   const fitted = useRef(false)
@@ -97,14 +101,28 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           position: p,
           ...NODE_SIZE[n.type],
           hidden: !visible.has(n.id),
-          selected: n.id === selected,
+          selected: n.id === selected || n.id === cursor,
           ariaLabel: `${n.type} ${n.type === 'concept' ? n.data.kind === 'concept' && n.data.name : n.data.kind === 'source' ? n.data.title : ''}`,
           className: lit ? 'is-highlighted' : undefined,
           data: { ...n.data, highlighted: lit && n.id !== selected, dimmed: Boolean(highlight) && !lit },
         } as Node<CanvasNodeData>,
       ]
     })
-  }, [graph, layout, visible, highlight, selected])
+  }, [graph, layout, visible, highlight, selected, cursor])
+
+  const clusters = useMemo(
+    () => (graph && layout ? clusterBoxes(graph, layout.positions, visible, filters.collapsed) : []),
+    [graph, layout, visible, filters.collapsed],
+  )
+  const toggleCluster = useCallback(
+    (id: string) =>
+      setFilters((f) => {
+        const collapsed = new Set(f.collapsed)
+        if (!collapsed.delete(id)) collapsed.add(id)
+        return { ...f, collapsed }
+      }),
+    [],
+  )
 
   const edges = useMemo<Edge[]>(() => {
     if (!graph) return []
@@ -139,6 +157,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const n = graph?.nodes.find((x) => x.id === id)
       if (!p || !n) return
       setSelected(id)
+      setCursor(id)
       const size = NODE_SIZE[n.type]
       void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom: 1.1, duration: 400 })
     },
@@ -158,8 +177,74 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
 
   const onNodesChange = useCallback((changes: NodeChange[]) => {
     // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
-    for (const c of changes) if (c.type === 'select' && c.selected) setSelected(c.id)
+    for (const c of changes)
+      if (c.type === 'select' && c.selected) {
+        setSelected(c.id)
+        setCursor(c.id)
+      }
   }, [])
+
+  // A click opens the panel even on the node the keyboard cursor (already "selected") is on.
+  const onNodeClick = useCallback((_: unknown, n: Node) => {
+    setSelected(n.id)
+    setCursor(n.id)
+  }, [])
+
+  // Arrow keys: the cursor to the nearest visible node that way (from the selection, else the
+  // node nearest the view's centre), centred and focused; Enter opens its panel.
+  const canvasRef = useRef<HTMLDivElement>(null)
+  const onKeyDown = useCallback(
+    (e: KeyboardEvent) => {
+      const target = e.target instanceof Element ? e.target : null
+      // A dialog or popover (a citation's passage, the filters) has its own keys.
+      if (e.defaultPrevented || target?.closest('[role="dialog"]')) return
+      if (e.key === 'Escape') {
+        setSelected(null)
+        return
+      }
+      // Typing, and the side panel's own scrolling, keep their keys.
+      if (target?.closest('input, textarea, select, [contenteditable="true"], [data-testid="canvas-panel"]')) return
+      if (!graph || !layout) return
+      const dir = ARROW_KEYS[e.key]
+      if (e.key === 'Enter' && cursor && visible.has(cursor)) {
+        e.preventDefault()
+        setSelected(cursor)
+        return
+      }
+      if (!dir || e.altKey || e.ctrlKey || e.metaKey) return
+      e.preventDefault()
+      const points = graph.nodes.flatMap((n) => {
+        const p = layout.positions.get(n.id)
+        if (!p || !visible.has(n.id)) return []
+        const size = NODE_SIZE[n.type]
+        return [{ id: n.id, x: p.x + size.width / 2, y: p.y + size.height / 2 }]
+      })
+      const start = cursor ?? selected
+      const from = points.find((p) => p.id === start)
+      let next: string | null
+      if (from) next = nearestInDirection(from, points, dir)
+      else {
+        const box = canvasRef.current?.getBoundingClientRect()
+        if (!box) return
+        const c = flow.screenToFlowPosition({ x: box.left + box.width / 2, y: box.top + box.height / 2 })
+        next = points.reduce<{ id: string; d: number } | null>((b, p) => {
+          const d = (p.x - c.x) ** 2 + (p.y - c.y) ** 2
+          return !b || d < b.d ? { id: p.id, d } : b
+        }, null)?.id ?? null
+      }
+      if (!next) return
+      const goal = points.find((p) => p.id === next)!
+      setCursor(next)
+      void flow.setCenter(goal.x, goal.y, { zoom: flow.getZoom(), duration: 200 })
+      requestAnimationFrame(() => document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next)}"]`)?.focus({ preventScroll: true }))
+    },
+    [graph, layout, visible, cursor, selected, flow],
+  )
+  // On the whole page while the canvas is open: focus may sit on a node, the pane or the body.
+  useEffect(() => {
+    window.addEventListener('keydown', onKeyDown)
+    return () => window.removeEventListener('keydown', onKeyDown)
+  }, [onKeyDown])
 
   const state = graphQuery.isPending || (graph && !layout) ? 'layout' : layout ? 'ready' : 'error'
   const counts = graph ? { sources: graph.nodes.filter((n) => n.type === 'source').length, concepts: graph.nodes.filter((n) => n.type === 'concept').length } : null
@@ -190,8 +275,14 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           data-layout-laid-out={layout?.stats.laidOut}
           data-layout-fallback={layout?.stats.fallback}
           data-components={layout?.stats.components}
-          onKeyDown={(e) => e.key === 'Escape' && setSelected(null)}
+          data-cursor={cursor ?? undefined}
+          ref={canvasRef}
+          aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Enter Escape"
+          aria-describedby="canvas-keys"
         >
+          <p className="sr-only" id="canvas-keys">
+            Arrow keys move between nodes, Enter opens the node's details, Escape closes them.
+          </p>
           {state === 'layout' && (
             <p className="absolute inset-x-0 top-4 z-10 text-center text-sm text-stone-600 dark:text-stone-400" role="status">
               {graph ? `Laying out ${graph.nodes.length} nodes…` : 'Loading the graph…'}
@@ -208,6 +299,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             edges={edges}
             nodeTypes={nodeTypes}
             onNodesChange={onNodesChange}
+            onNodeClick={onNodeClick}
             onPaneClick={() => setSelected(null)}
             nodesDraggable={false}
             nodesConnectable={false}
@@ -219,6 +311,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             proOptions={{ hideAttribution: true }}
             aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           >
+            <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
             <Background gap={40} size={1} />
             <Controls showInteractive={false} />
             <MiniMap pannable zoomable nodeColor={miniMapColor} ariaLabel="Mini map" className="hidden sm:block" />

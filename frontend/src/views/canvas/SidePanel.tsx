@@ -27,6 +27,9 @@ export function SidePanel(props: { workspaceId: string; graph: Graph; selected: 
       data-testid="canvas-panel"
       data-node={selected}
       aria-label="Selected node"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !e.defaultPrevented) onClose()
+      }}
       className="max-h-[80vh] overflow-y-auto border-t border-stone-200 bg-white p-4 text-sm dark:border-stone-800 dark:bg-stone-900 md:max-h-none md:w-[24rem] md:border-l md:border-t-0"
     >
       <div className="mb-2 flex justify-end">
