@@ -209,11 +209,14 @@ def _first(data: Any, key: str, under: str | None = None) -> Any:
 
 
 #: Operations whose schema-valid requests can still be refused for what the schema cannot
-#: say, with a 422 naming the reason: a highlight's quote must be text of its page;
-#: A graph page's ``cursor`` is opaque: one the server never issued is refused.
-SEMANTIC_422 = [
-    ("POST", "/api/sources/{source_id}/highlights"),
-    ("GET", "/api/workspaces/{workspace_id}/graph"),
+#: say, with a 4xx naming the reason (positive_data_acceptance expects it for these only):
+#: a highlight's quote must be text of its page; a graph page's ``cursor`` is opaque, one
+#: the server never issued is refused; an upload's bytes must be a PDF, HTML, Markdown or
+#: text document (415 otherwise: the type is sniffed from the bytes, not declared).
+SEMANTIC = [
+    ("POST", "/api/sources/{source_id}/highlights", ["422"]),
+    ("GET", "/api/workspaces/{workspace_id}/graph", ["422"]),
+    ("POST", "/api/workspaces/{workspace_id}/sources", ["415"]),
 ]
 
 
@@ -221,14 +224,14 @@ def write_config(path: Path, ids: dict[str, Any]) -> None:
     params = {name: value for name, value in ids.items() if value}
     lines = ["[parameters]"]
     lines += [f'"path.{name}" = {json.dumps(str(value))}' for name, value in params.items()]
-    for method, route in SEMANTIC_422:
+    for method, route, statuses in SEMANTIC:
+        expected = ["2xx", "401", "403", "404", "409", *statuses]
         lines += [
             "",
             "[[operations]]",
             f'include-method = "{method}"',
             f'include-path = "{route}"',
-            "checks.positive_data_acceptance.expected-statuses = "
-            '["2xx", "401", "403", "404", "409", "422"]',
+            f"checks.positive_data_acceptance.expected-statuses = {json.dumps(expected)}",
         ]
     path.write_text("\n".join(lines) + "\n")
 

@@ -262,3 +262,15 @@ def test_cli_adds_users_and_tokens_and_serve_refuses_open_binds_in_local_mode(
         timeout=120,
     )
     assert served.returncode == 2 and "needs accounts" in served.stdout + served.stderr
+
+
+async def test_sharing_with_an_unknown_email_is_422_not_404(world: World) -> None:
+    """Found by the fuzzer: a 404 here read as "the workspace just created is gone"."""
+    ws = world.ids["workspace_id"]
+    async with _client(world.app, world.tokens["owner"]) as owner:
+        r = await owner.put(
+            f"/api/workspaces/{ws}/members", json={"email": "nobody@example.org", "role": "reader"}
+        )
+        assert r.status_code == 422, r.text
+        assert "nobody@example.org" in r.json()["detail"]
+        assert (await owner.get(f"/api/workspaces/{ws}")).status_code == 200

@@ -66,6 +66,9 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
         # The process is shutting down: keep the checkpoint so the job can be resumed.
         interrupted, error = True, "interrupted: the process shut down; resume or retry it"
     except Exception as exc:  # the job's failure is data, reported to the user
+        if not await _exists(runtime, job_id):
+            log.info("job %s (%s) stopped: deleted with its workspace", job_id, job.kind)
+            return "deleted"
         log.exception("job %s (%s) failed", job_id, job.kind)
         error = _describe(exc)
     finally:
@@ -74,7 +77,10 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
             await beat
     async with db.transaction() as session:
         current = await jobs_repo.status_of(session, job_id)
-        if current and current[0] == "cancelled":
+        if current is None:  # deleted with its workspace while it ran: nothing to record
+            log.info("job %s (%s) ended after its workspace was deleted", job_id, job.kind)
+            return "deleted"
+        if current[0] == "cancelled":
             status = "cancelled"
         await jobs_repo.finish(
             session, job_id, status=status, result=result, error=error, interrupted=interrupted
@@ -89,6 +95,14 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
             data={"result": result} if result else {},
         )
     return status
+
+
+async def _exists(runtime: Runtime, job_id: uuid.UUID) -> bool:
+    try:
+        async with runtime.db.transaction() as session:
+            return await jobs_repo.status_of(session, job_id) is not None
+    except Exception:
+        return True  # cannot tell: report the failure as usual
 
 
 def _describe(exc: BaseException) -> str:

@@ -274,7 +274,10 @@ async def share_workspace(rt: Runtime, workspace_id: uuid.UUID, *, email: str, r
     _require_accounts(rt)
     if role not in ROLES:
         raise ValidationFailed(f"role must be one of {', '.join(ROLES)}")
-    user = await _user(rt, email)
+    try:
+        user = await _user(rt, email)
+    except NotFoundError as exc:  # the workspace exists: a 404 would say it did not
+        raise ValidationFailed(f"{exc}; share with someone who has an account") from exc
     try:
         async with rt.db.transaction() as session:
             await repo.set_member(session, workspace_id=workspace_id, user_id=user.id, role=role)
