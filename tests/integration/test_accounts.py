@@ -197,6 +197,10 @@ async def test_a_revoked_token_stops_working(world: World) -> None:
     token, secret = await accounts.create_token(world.rt, email=email.email, name="short-lived")
     async with _client(world.app, secret) as http:
         assert (await http.get("/api/workspaces")).status_code == 200
+        used = {
+            t.id: t.last_used_at for t in await accounts.list_tokens(world.rt, email=email.email)
+        }
+        assert used[token.id] is not None  # shown by `marginalia user token list`
         await accounts.revoke_token(world.rt, token.id)
         assert (await http.get("/api/workspaces")).status_code == 401
 

@@ -4,7 +4,7 @@ workspace a routed resource belongs to (for the access check)."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
@@ -32,6 +32,7 @@ _OWNING_WORKSPACE: dict[str, tuple[Any, Any]] = {
 }
 
 ADDRESSABLE = frozenset(_OWNING_WORKSPACE) | {"workspace_id"}
+_TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
 async def add_user(
@@ -82,13 +83,23 @@ async def delete_token(session: AsyncSession, token_id: uuid.UUID) -> bool:
 
 
 async def user_for_token(session: AsyncSession, token_hash: str, now: datetime) -> uuid.UUID | None:
-    result = await session.execute(
-        update(ApiToken)
-        .where(col(ApiToken.token_hash) == token_hash)
-        .values(last_used_at=now)
-        .returning(col(ApiToken.user_id))
-    )
-    return result.scalar_one_or_none()
+    """The token's user; ``last_used_at`` is written at most once a minute, so concurrent
+    requests with one token do not queue on its row."""
+    row = (
+        await session.execute(
+            select(col(ApiToken.id), col(ApiToken.user_id), col(ApiToken.last_used_at)).where(
+                col(ApiToken.token_hash) == token_hash
+            )
+        )
+    ).first()
+    if row is None:
+        return None
+    token_id, user_id, last_used = row
+    if last_used is None or now - last_used > _TOKEN_USE_RESOLUTION:
+        await session.execute(
+            update(ApiToken).where(col(ApiToken.id) == token_id).values(last_used_at=now)
+        )
+    return user_id
 
 
 async def add_session(
