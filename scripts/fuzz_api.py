@@ -306,7 +306,14 @@ def server_errors(text: str) -> list[str]:
             end = i + 1
             while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end]):
                 end += 1
-            found.append("\n".join(lines[max(i - 1, 0) : end + 1][-40:]))
+            block = lines[max(i - 1, 0) : end + 1]
+            # A job that failed with one of our user-facing errors (say, research with
+            # nothing to research) is the job's result, shown to the user, not a bug.
+            user_facing = block[-1].startswith("marginalia.errors.") or (
+                len(block) > 1 and block[-2].startswith("marginalia.errors.")
+            )
+            if not (block[0].startswith("ERROR marginalia.jobs.runner") and user_facing):
+                found.append("\n".join(block[-40:]))
     return found
 
 
