@@ -510,7 +510,7 @@ async def test_request_errors_before_the_stream(
     cases = [
         (f"/api/workspaces/{unknown}/ask", {"question": "x"}, 404),
         (f"/api/sources/{unknown}/ask", {"question": "x"}, 404),
-        (ws_url, {"question": "x", "conversation_id": str(unknown)}, 404),
+        (ws_url, {"question": "x", "conversation_id": str(unknown)}, 422),
         (ws_url, {"question": ""}, 422),
         (ws_url, {"question": "x" * 4001}, 422),
         (ws_url, {"question": "   "}, 422),
@@ -521,7 +521,8 @@ async def test_request_errors_before_the_stream(
         assert r.status_code == status, (url, body, r.text)
         assert r.headers["content-type"].startswith("application/json")
         assert {"error", "detail"} <= set(r.json())
-    # a conversation of another workspace is not found here
+    # a conversation of another workspace is refused like an unknown one (422: the body
+    # names a conversation that is not in the path's workspace)
     other = await ws_service.create_workspace(services, name=f"other-{uuid.uuid4().hex[:6]}")
     try:
         r = await api.post(ws_url, json={"question": SPECTER_Q})
@@ -531,7 +532,7 @@ async def test_request_errors_before_the_stream(
         r = await api.post(
             f"/api/workspaces/{other.id}/ask", json={"question": "x", "conversation_id": cid}
         )
-        assert r.status_code == 404
+        assert r.status_code == 422 and "no conversation" in r.json()["detail"]
     finally:
         await ws_service.delete_workspace(services, other.id)
     # no calibration: 503 with the remedy, before anything is stored

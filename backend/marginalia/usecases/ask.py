@@ -155,7 +155,9 @@ async def prepare(
         async with rt.db.session() as session:
             conversation = await repo.get(session, conversation_id)
             if conversation is None or conversation.workspace_id != workspace_id:
-                raise NotFoundError(
+                # 422, not 404: the path's workspace exists; the body names a
+                # conversation that is not in it.
+                raise ValidationFailed(
                     f"no conversation with id {conversation_id} in workspace {workspace_id}"
                 )
             if conversation.source_id != source_id:
