@@ -592,3 +592,4 @@ from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the
     RetrievalSourceStats,
     RetrievalTerm,
 )
+from marginalia.db.models_sentences import ChunkSentence  # noqa: E402, F401  (registers the table)
