@@ -1,4 +1,4 @@
-"""Sentence vectors computed once at ingest (issue 19, item 3; migration 0011): stored
+"""Sentence vectors computed once at ingest (issue 19, item 3; migration 0012): stored
 with the chunks exactly as the offline engine splits them, scored identically to
 sentences computed at question time, read in one statement, removed with the source,
 rebuilt by ``marginalia reembed``."""
@@ -250,7 +250,7 @@ async def test_an_answer_reads_its_evidence_in_two_statements_and_falls_back_ide
     services: Runtime, corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Scoring an answer's evidence: one session, two statements, nothing embedded; with
-    the stored sentences gone (a database from before 0011) the answer is the same."""
+    the stored sentences gone (a database from before 0012) the answer is the same."""
     calibration = Calibration(threshold=0.3, signal=SIGNAL)
     statements: list[str] = []
 

@@ -7,7 +7,7 @@ the embedder's window. A sentence is *scored* when it is prose and fits (invaria
 sentence over the window is neither embedded nor scored, never truncated).
 
 Ingest computes this once per chunk and stores it with the scored sentences' vectors and
-lexemes (``chunk_sentences``, migration 0011; docs/decisions/0013): at question time the
+lexemes (``chunk_sentences``, migration 0012; docs/decisions/0013): at question time the
 engine loads them by chunk id instead of splitting and embedding again.
 :func:`select_candidates` applies what depends on the context — a sentence already seen
 in an earlier passage (overlapping chunks) is scored once — identically to stored and

@@ -1,4 +1,4 @@
-"""The stored sentences of chunks (migration 0011; :mod:`marginalia.db.repositories.sentences`)."""
+"""The stored sentences of chunks (migration 0012; :mod:`marginalia.db.repositories.sentences`)."""
 
 from __future__ import annotations
 

@@ -19,16 +19,18 @@ from marginalia.knowledge.clusters import redundancy_clusters
 from marginalia.knowledge.concept_store import ConceptState
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.edges import (
-    SourceEdge as PureSourceEdge,
-)
-from marginalia.knowledge.edges import (
+    STRONG_EMBEDDING,
     SourceForEdges,
     all_edges,
     concept_frequencies,
     edges_for_new_source,
 )
+from marginalia.knowledge.edges import (
+    SourceEdge as PureSourceEdge,
+)
 from marginalia.knowledge.quality import quality_score
 from marginalia.knowledge.schemas import Extraction
+from marginalia.knowledge.text import title_tokens
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.llm.base import LLMProvider
 
@@ -144,6 +146,58 @@ async def update_source_edges(
         edges = edges_for_new_source(new, [i for i in items if i.id != str(new_id)], df)
     await repo.insert_source_edges(session, [_edge_row(workspace_id, e) for e in edges])
     return len(edges)
+
+
+# A source pair with no shared concept has an edge only above these (DESIGN §6).
+_EMBEDDING_MARGIN = 1e-3
+"""Slack on PostgreSQL's cosine (float4 vectors) before the exact check in Python."""
+
+
+async def update_new_source_edges(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    new: repo.SourceRow,
+    state: ConceptState,
+) -> tuple[int, int]:
+    """The new source's edges (DESIGN §6), reading only the sources that can have one.
+
+    An edge needs a shared concept (those sources are in ``state``: it links every source
+    to each of the new source's concepts), or a title Jaccard above ``STRONG_TITLE`` — more
+    than half of the new title's words in the other title — or an embedding similarity
+    above ``STRONG_EMBEDDING``; PostgreSQL returns the ids passing the last two (with a
+    margin), then the rules run on those rows exactly as on the whole workspace. Returns
+    ``(edges, sources read)``."""
+    words = sorted(title_tokens(new.title))
+    plain = [w for w in words if w.isascii()]
+    candidates = set(state.source_concepts) | set(
+        await repo.edge_candidates(
+            session,
+            workspace_id,
+            new.id,
+            max_distance=(
+                1 - STRONG_EMBEDDING + _EMBEDDING_MARGIN if new.mean_embedding is not None else None
+            ),
+            title_patterns=[f"%{w}%" for w in plain] if words else None,
+            # |A ∩ B| > |A ∪ B| / 2 ≥ |A| / 2; a non-ASCII word counts as found
+            min_title_hits=len(words) // 2 + 1 - (len(words) - len(plain)),
+        )
+    )
+    candidates.discard(new.id)
+    others = await repo.workspace_sources(session, workspace_id, sorted(candidates, key=str))
+    items = [
+        SourceForEdges(
+            id=str(s.id),
+            title=s.title,
+            concepts=state.source_concepts.get(s.id, {}),
+            embedding=s.mean_embedding,
+        )
+        for s in [*others, new]
+    ]
+    df = concept_frequencies(items)
+    await repo.delete_source_edges(session, workspace_id, new.id)
+    edges = edges_for_new_source(items[-1], items[:-1], df)
+    await repo.insert_source_edges(session, [_edge_row(workspace_id, e) for e in edges])
+    return len(edges), len(others)
 
 
 async def recluster(

@@ -1,4 +1,4 @@
-"""SQL for the stored sentences of chunks (``chunk_sentences``, migration 0011): written
+"""SQL for the stored sentences of chunks (``chunk_sentences``, migration 0012): written
 with the chunks in the ingest's transaction, read by chunk id when an answer is scored,
 rebuilt by ``marginalia reembed``; deleted with their chunk (``ON DELETE CASCADE``).
 
@@ -6,7 +6,7 @@ A row per non-empty sentence of a chunk (:func:`marginalia.answer.sentences.spli
 span, whether it is prose, and for a scored sentence its vector and its Snowball lexemes
 (``to_tsvector('english', …)``, computed by the server as the chunks' ``tsv`` is). A
 chunk with rows has had its sentences computed; a chunk without (a database from before
-0011, or whose rows ``reembed`` cleared) is split and embedded at question time.
+0012, or whose rows ``reembed`` cleared) is split and embedded at question time.
 """
 
 from __future__ import annotations

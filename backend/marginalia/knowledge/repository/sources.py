@@ -63,15 +63,23 @@ async def get_source(session: AsyncSession, source_id: uuid.UUID) -> Source | No
     return await session.get(Source, source_id)
 
 
-async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> list[SourceRow]:
-    """Ready sources of a workspace, oldest first, with their total text length."""
+async def workspace_sources(
+    session: AsyncSession, workspace_id: uuid.UUID, ids: Sequence[uuid.UUID] | None = None
+) -> list[SourceRow]:
+    """Ready sources of a workspace, oldest first, with their total text length; with
+    ``ids``, only those (and only their chunks are summed)."""
+    chunk_filter = (
+        col(Chunk.workspace_id) == workspace_id
+        if ids is None
+        else col(Chunk.source_id).in_(list(ids))
+    )
     lengths = (
         select(col(Chunk.source_id), func.sum(func.length(col(Chunk.text))).label("chars"))
-        .where(col(Chunk.workspace_id) == workspace_id)
+        .where(chunk_filter)
         .group_by(col(Chunk.source_id))
         .subquery()
     )
-    result = await session.execute(
+    query = (
         select(
             col(Source.id),
             col(Source.title),
@@ -90,6 +98,11 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
         .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
         .order_by(col(Source.created_at), col(Source.id))
     )
+    if ids is not None:
+        if not ids:
+            return []
+        query = query.where(col(Source.id).in_(list(ids)))
+    result = await session.execute(query)
     rows: list[SourceRow] = []
     for r in result.all():
         emb = r[8]
@@ -110,6 +123,62 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
             )
         )
     return rows
+
+
+async def count_ready_sources(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    value = await session.scalar(
+        select(func.count())
+        .select_from(Source)
+        .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
+    )
+    return int(value or 0)
+
+
+async def edge_candidates(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    source_id: uuid.UUID,
+    *,
+    max_distance: float | None,
+    title_patterns: Sequence[str] | None,
+    min_title_hits: int,
+) -> list[uuid.UUID]:
+    """Ready sources other than ``source_id`` that may pass a source-edge threshold without
+    a shared concept: mean embedding within cosine ``max_distance`` of ``source_id``'s
+    (computed by PostgreSQL, exactly: ``sources.mean_embedding`` has no approximate index,
+    migration 0005), or a lower-cased title containing at least ``min_title_hits`` of the
+    ``LIKE`` patterns (a title with a non-ASCII character always qualifies: its
+    case-folded words need not be substrings of ``lower(title)``; ``min_title_hits`` ≤ 0:
+    every source). Only the ids leave the database."""
+    conditions: list[str] = []
+    params: dict[str, Any] = {"ws": workspace_id, "me": source_id}
+    if max_distance is not None:
+        conditions.append(
+            "(mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)) < :d"
+        )
+        params["d"] = max_distance
+    if title_patterns is not None and min_title_hits <= 0:
+        conditions.append("TRUE")
+    elif title_patterns is not None:
+        conditions.append(
+            "(title ~ '[^[:ascii:]]' OR (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p"
+            " WHERE lower(title) LIKE p) >= :hits)"
+        )
+        params["pats"] = list(title_patterns)
+        params["hits"] = min_title_hits
+    if not conditions:
+        return []
+    result = await session.execute(
+        text(
+            f"""
+            SELECT id FROM sources
+             WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
+               AND ({" OR ".join(conditions)})
+            """
+        ),
+        params,
+    )
+    return list(result.scalars().all())
 
 
 async def chunk_rows(

@@ -12,8 +12,8 @@ their sentences are computed at question time, as before, until ``reembed`` stor
 (docs/decisions/0013-sentence-vectors-at-ingest.md). No HNSW index: the vectors are only
 read by chunk id.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-03 12:00:00
 """
 
@@ -24,8 +24,8 @@ from alembic import op
 from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0011"
-down_revision: str | None = "0010"
+revision: str = "0012"
+down_revision: str | None = "0011"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
