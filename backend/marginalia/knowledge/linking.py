@@ -20,6 +20,11 @@ from marginalia.knowledge.concept_store import ConceptState
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.edges import (
     STRONG_EMBEDDING,
+    STRONG_SHARED,
+    STRONG_TITLE,
+    WEAK_EMBEDDING,
+    WEAK_SHARED,
+    WEAK_TITLE,
     SourceForEdges,
     all_edges,
     concept_frequencies,
@@ -148,7 +153,6 @@ async def update_source_edges(
     return len(edges)
 
 
-# A source pair with no shared concept has an edge only above these (DESIGN §6).
 _EMBEDDING_MARGIN = 1e-3
 """Slack on PostgreSQL's cosine (float4 vectors) before the exact check in Python."""
 
@@ -161,27 +165,37 @@ async def update_new_source_edges(
 ) -> tuple[int, int]:
     """The new source's edges (DESIGN §6), reading only the sources that can have one.
 
-    An edge needs a shared concept (those sources are in ``state``: it links every source
-    to each of the new source's concepts), or a title Jaccard above ``STRONG_TITLE`` — more
-    than half of the new title's words in the other title — or an embedding similarity
-    above ``STRONG_EMBEDDING``; PostgreSQL returns the ids passing the last two (with a
-    margin), then the rules run on those rows exactly as on the whole workspace. Returns
-    ``(edges, sources read)``."""
+    Which those are follows from the rules: sharing ≥ 2 concepts (those sources are in
+    ``state``, which links every source to each of the new source's concepts); sharing one
+    and a title Jaccard above ``WEAK_TITLE`` — more than a quarter of the new title's
+    words in the other title — or an embedding similarity above ``WEAK_EMBEDDING``; or,
+    sharing none, above ``STRONG_TITLE`` (more than half of its words) or
+    ``STRONG_EMBEDDING``. PostgreSQL returns the ids that may pass the title and embedding
+    tests (with a margin), then the rules run on those rows exactly as on the whole
+    workspace. Returns ``(edges, sources read)``."""
+    mine = set(state.source_concepts.get(new.id, {}))
+    shared = {
+        sid: len(mine & set(concepts))
+        for sid, concepts in state.source_concepts.items()
+        if sid != new.id
+    }
     words = sorted(title_tokens(new.title))
     plain = [w for w in words if w.isascii()]
-    candidates = set(state.source_concepts) | set(
-        await repo.edge_candidates(
-            session,
-            workspace_id,
-            new.id,
-            max_distance=(
-                1 - STRONG_EMBEDDING + _EMBEDDING_MARGIN if new.mean_embedding is not None else None
-            ),
-            title_patterns=[f"%{w}%" for w in plain] if words else None,
-            # |A ∩ B| > |A ∪ B| / 2 ≥ |A| / 2; a non-ASCII word counts as found
-            min_title_hits=len(words) // 2 + 1 - (len(words) - len(plain)),
-        )
+    found = len(words) - len(plain)  # a non-ASCII word counts as found
+    # |A ∩ B| > t·|A ∪ B| ≥ t·|A| for a Jaccard above t
+    passing, ready = await repo.edge_candidates(
+        session,
+        workspace_id,
+        new.id,
+        title_patterns=[f"%{w}%" for w in plain],
+        strong_hits=int(len(words) * STRONG_TITLE) + 1 - found,
+        strong_distance=1 - STRONG_EMBEDDING + _EMBEDDING_MARGIN,
+        shared_once=sorted((sid for sid, n in shared.items() if n == WEAK_SHARED), key=str),
+        weak_hits=int(len(words) * WEAK_TITLE) + 1 - found,
+        weak_distance=1 - WEAK_EMBEDDING + _EMBEDDING_MARGIN,
+        linked=sorted(shared, key=str),
     )
+    candidates = {sid for sid in ready if shared[sid] >= STRONG_SHARED} | set(passing)
     candidates.discard(new.id)
     others = await repo.workspace_sources(session, workspace_id, sorted(candidates, key=str))
     items = [
@@ -193,7 +207,11 @@ async def update_new_source_edges(
         )
         for s in [*others, new]
     ]
-    df = concept_frequencies(items)
+    # the labels' "rarest concept" counts every ready source linked to it, read or not
+    ready.add(new.id)
+    df = {
+        slug: sum(1 for sid in sids if sid in ready) for slug, sids in state.concept_sources.items()
+    }
     await repo.delete_source_edges(session, workspace_id, new.id)
     edges = edges_for_new_source(items[-1], items[:-1], df)
     await repo.insert_source_edges(session, [_edge_row(workspace_id, e) for e in edges])

@@ -139,46 +139,58 @@ async def edge_candidates(
     workspace_id: uuid.UUID,
     source_id: uuid.UUID,
     *,
-    max_distance: float | None,
-    title_patterns: Sequence[str] | None,
-    min_title_hits: int,
-) -> list[uuid.UUID]:
-    """Ready sources other than ``source_id`` that may pass a source-edge threshold without
-    a shared concept: mean embedding within cosine ``max_distance`` of ``source_id``'s
-    (computed by PostgreSQL, exactly: ``sources.mean_embedding`` has no approximate index,
-    migration 0005), or a lower-cased title containing at least ``min_title_hits`` of the
-    ``LIKE`` patterns (a title with a non-ASCII character always qualifies: its
-    case-folded words need not be substrings of ``lower(title)``; ``min_title_hits`` ≤ 0:
-    every source). Only the ids leave the database."""
-    conditions: list[str] = []
-    params: dict[str, Any] = {"ws": workspace_id, "me": source_id}
-    if max_distance is not None:
-        conditions.append(
-            "(mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)) < :d"
-        )
-        params["d"] = max_distance
-    if title_patterns is not None and min_title_hits <= 0:
-        conditions.append("TRUE")
-    elif title_patterns is not None:
-        conditions.append(
-            "(title ~ '[^[:ascii:]]' OR (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p"
-            " WHERE lower(title) LIKE p) >= :hits)"
-        )
-        params["pats"] = list(title_patterns)
-        params["hits"] = min_title_hits
-    if not conditions:
-        return []
+    title_patterns: Sequence[str],
+    strong_hits: int,
+    strong_distance: float,
+    shared_once: Sequence[uuid.UUID],
+    weak_hits: int,
+    weak_distance: float,
+    linked: Sequence[uuid.UUID] = (),
+) -> tuple[list[uuid.UUID], set[uuid.UUID]]:
+    """Ready sources other than ``source_id`` that may have a source edge with it: those
+    whose mean embedding is within cosine ``strong_distance`` of ``source_id``'s or whose
+    lower-cased title contains at least ``strong_hits`` of the ``LIKE`` patterns, and those
+    of ``shared_once`` within ``weak_distance`` or ``weak_hits``. The cosine is computed by
+    PostgreSQL, exactly (``sources.mean_embedding`` has no approximate index, migration
+    0005); a title with a non-ASCII character always counts as a hit (its case-folded words
+    need not be substrings of ``lower(title)``). Only the ids leave the database.
+
+    Also returns which of ``linked`` are ready (the sources the caller knows of)."""
     result = await session.execute(
         text(
-            f"""
-            SELECT id FROM sources
-             WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
-               AND ({" OR ".join(conditions)})
+            """
+            SELECT id, dist < :ds OR hits >= :hs
+                       OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
+              FROM (
+                SELECT id,
+                       mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)
+                           AS dist,
+                       CASE WHEN title ~ '[^[:ascii:]]' THEN 1000000
+                            ELSE (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p
+                                   WHERE lower(title) LIKE p) END AS hits
+                  FROM sources
+                 WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
+            ) s
+             WHERE dist < :ds OR hits >= :hs
+                OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
+                OR id = ANY(CAST(:linked AS uuid[]))
             """
         ),
-        params,
+        {
+            "ws": workspace_id,
+            "me": source_id,
+            "pats": list(title_patterns),
+            "ds": strong_distance,
+            "hs": strong_hits,
+            "once": list(shared_once),
+            "dw": weak_distance,
+            "hw": weak_hits,
+            "linked": list(linked),
+        },
     )
-    return list(result.scalars().all())
+    rows = result.all()
+    wanted = set(linked)
+    return [r[0] for r in rows if r[1]], {r[0] for r in rows if r[0] in wanted}
 
 
 async def chunk_rows(
