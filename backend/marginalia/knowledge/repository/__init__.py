@@ -41,6 +41,7 @@ from marginalia.knowledge.repository.concepts import (
 )
 from marginalia.knowledge.repository.graph import (
     SynthesisRow,
+    database_now,
     delete_source_edges,
     insert_source_edges,
     list_clusters,
@@ -96,6 +97,7 @@ __all__ = [
     "concept_forms",
     "concepts_without_embedding",
     "count_evidence",
+    "database_now",
     "delete_claims_of_source",
     "delete_concepts",
     "delete_source",
