@@ -31,8 +31,9 @@ def fresh_database(services: Runtime):  # type: ignore[no-untyped-def]
         conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
-# Vector columns ranked exactly, without an approximate index.
-EXACT_ONLY = {("sources", "mean_embedding")}
+# Vector columns ranked exactly, without an approximate index (sentence vectors are only
+# read by chunk id, migration 0012).
+EXACT_ONLY = {("sources", "mean_embedding"), ("chunk_sentences", "embedding")}
 
 
 def _tables(url: str) -> set[str]:
@@ -152,13 +153,54 @@ def test_cascade_deletes_owned_rows(fresh_database: str) -> None:
             "VALUES (%s, 'text', 'upload', 'ready', false) RETURNING id",
             (ws,),
         ).fetchone()[0]  # type: ignore[index]
-        conn.execute(
+        chunk = conn.execute(
             "INSERT INTO chunks (source_id, workspace_id, chunk_index, text, section_type, token_count) "
-            "VALUES (%s, %s, 0, 'hello world', 'other', 4)",
+            "VALUES (%s, %s, 0, 'hello world', 'other', 4) RETURNING id",
             (src, ws),
+        ).fetchone()[0]  # type: ignore[index]
+        conn.execute(
+            "INSERT INTO chunk_sentences (chunk_id, ordinal, char_start, char_end, prose) "
+            "VALUES (%s, 0, 0, 11, false)",
+            (chunk,),
         )
         conn.execute("DELETE FROM workspaces WHERE id = %s", (ws,))
         left = conn.execute(
-            "SELECT (SELECT count(*) FROM sources), (SELECT count(*) FROM chunks)"
+            "SELECT (SELECT count(*) FROM sources), (SELECT count(*) FROM chunks), "
+            "(SELECT count(*) FROM chunk_sentences)"
         ).fetchone()
-    assert left == (0, 0)
+    assert left == (0, 0, 0)
+
+
+def test_0011_fills_the_match_keys_of_stored_concepts(fresh_database: str) -> None:
+    """Concepts stored before ``concepts.match_keys`` get their merge keys from the
+    migration (the per-source update finds them through the GIN index), and the column
+    goes with a downgrade."""
+    from marginalia.knowledge.match_keys import concept_match_keys
+
+    migrate.upgrade(fresh_database, "0010")
+    with psycopg.connect(fresh_database) as conn:
+        ws = conn.execute(
+            "INSERT INTO workspaces (name, description) VALUES ('w', '') RETURNING id"
+        ).fetchone()[0]  # type: ignore[index]
+        conn.execute(
+            "INSERT INTO concepts (workspace_id, name, slug, level, aliases) VALUES "
+            "(%s, 'Large Language Models', 'llm', 1, '[\"LLMs\", \"the \\\"LLM\\\" family\"]'),"
+            "(%s, 'BERT', 'bert', 2, '[]')",
+            (ws, ws),
+        )
+    migrate.upgrade(fresh_database)
+    with psycopg.connect(fresh_database) as conn:
+        rows = dict(conn.execute("SELECT slug, match_keys FROM concepts").fetchall())
+        found = conn.execute(
+            "SELECT slug FROM concepts WHERE match_keys && ARRAY['i:llm', 'l:zzz']"
+        ).fetchall()
+    assert rows["llm"] == concept_match_keys("Large Language Models", ["LLMs", 'the "LLM" family'])
+    assert {"k:large language model", "c:largelanguagemodel", "i:llm", "l:llm"} <= set(rows["llm"])
+    assert rows["bert"] == ["c:bert", "k:bert", "l:bert"]
+    assert found == [("llm",)]
+    migrate.downgrade(fresh_database, "0010")
+    with psycopg.connect(fresh_database) as conn:
+        cols = conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'concepts'"
+        ).fetchall()
+    assert ("match_keys",) not in cols

@@ -26,7 +26,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
 
@@ -270,6 +270,7 @@ class Concept(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("workspace_id", "slug", name="uq_concepts_workspace_slug"),
         _hnsw("concepts"),
+        Index("ix_concepts_match_keys", "match_keys", postgresql_using="gin"),
     )
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
@@ -278,6 +279,11 @@ class Concept(SQLModel, table=True):
     level: int = 1  # 0 foundational … 2 specialised
     description: str | None = None
     aliases: list[str] = _json([])
+    # Tagged merge keys of the name and aliases (knowledge/match_keys.py, migration 0011).
+    match_keys: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    )
     centrality: float | None = None
     embedding: list[float] | None = _vector()
     created_at: datetime = _created()
@@ -583,12 +589,10 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = _created()
 
 
-from marginalia.db.models_accounts import (  # noqa: E402, F401  (registers the tables)
-    UserSession,
-    WorkspaceMember,
-)
+from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalImpact,
     RetrievalSourceStats,
     RetrievalTerm,
 )
+from marginalia.db.models_sentences import ChunkSentence  # noqa: E402, F401  (registers the table)
