@@ -191,6 +191,10 @@ class Source(SQLModel, table=True):
     citation_count: int | None = None
     content_hash: str | None = None
     abstract_only: bool = False
+    # What the source's record says (issue 13): OpenAlex concepts/topics with their levels
+    # and the works it references (OpenAlex referenced_works, unarXive bib_entries).
+    metadata_concepts: list[dict[str, Any]] = _json([])
+    metadata_references: list[dict[str, Any]] = _json([])
     file_key: str | None = None
     file_name: str | None = None
     content_type: str | None = None

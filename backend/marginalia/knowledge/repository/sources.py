@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -57,6 +57,7 @@ class SourceRow:
     total_chars: int
     quality_score: float | None = None
     tldr: str | None = None
+    metadata_concepts: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def get_source(session: AsyncSession, source_id: uuid.UUID) -> Source | None:
@@ -85,6 +86,7 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
             lengths.c.chars,
             col(Source.quality_score),
             col(Source.tldr),
+            col(Source.metadata_concepts),
         )
         .outerjoin(lengths, lengths.c.source_id == col(Source.id))
         .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
@@ -107,6 +109,7 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
                 total_chars=int(r[9] or len(r[5] or "")),
                 quality_score=r[10],
                 tldr=r[11],
+                metadata_concepts=list(r[12] or []),
             )
         )
     return rows
