@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy import text
 
 from marginalia.knowledge import update as knowledge_update
+from marginalia.knowledge.match_keys import concept_match_keys
 from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.text import sentence_spans
 from marginalia.runtime import Runtime
@@ -147,6 +148,25 @@ async def test_update_touches_a_bounded_number_of_rows(
         assert second.concepts_added <= first.concepts_added
         # the update still linked its concepts, claims and edges
         assert large.get("source_concepts", 0) > 0 and large.get("claims", 0) > 0
+
+        # It reads a bounded part of the others too: the stored concepts sharing a merge key
+        # with its own (the GIN index on concepts.match_keys), not the >600 concepts; the
+        # sources sharing one of its concepts or close enough by title/embedding, not all.
+        print(f"rows read at {SMALL}: {first.rows_read}\nrows read at {LARGE}: {second.rows_read}")
+        assert 0 < second.rows_read["concepts"] <= BOUND, second.rows_read
+        assert second.rows_read["concepts"] <= 2 * first.rows_read["concepts"] + 20
+        assert second.rows_read["sources_for_edges"] < LARGE // 2, second.rows_read
+        # every concept's stored keys are those of its name and aliases (written with them)
+        async with services.db.session() as session:
+            stored = (
+                await session.execute(
+                    text("SELECT name, aliases, match_keys FROM concepts WHERE workspace_id = :w"),
+                    {"w": ws.id},
+                )
+            ).all()
+        assert stored and all(
+            list(keys) == concept_match_keys(name, aliases) for name, aliases, keys in stored
+        )
 
         # the refresh brings the graph-wide statistics up to date: the probe's concepts
         # get a centrality, the clusters exist again

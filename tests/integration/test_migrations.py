@@ -162,3 +162,38 @@ def test_cascade_deletes_owned_rows(fresh_database: str) -> None:
             "SELECT (SELECT count(*) FROM sources), (SELECT count(*) FROM chunks)"
         ).fetchone()
     assert left == (0, 0)
+
+
+def test_0011_fills_the_match_keys_of_stored_concepts(fresh_database: str) -> None:
+    """Concepts stored before ``concepts.match_keys`` get their merge keys from the
+    migration (the per-source update finds them through the GIN index), and the column
+    goes with a downgrade."""
+    from marginalia.knowledge.match_keys import concept_match_keys
+
+    migrate.upgrade(fresh_database, "0010")
+    with psycopg.connect(fresh_database) as conn:
+        ws = conn.execute(
+            "INSERT INTO workspaces (name, description) VALUES ('w', '') RETURNING id"
+        ).fetchone()[0]  # type: ignore[index]
+        conn.execute(
+            "INSERT INTO concepts (workspace_id, name, slug, level, aliases) VALUES "
+            "(%s, 'Large Language Models', 'llm', 1, '[\"LLMs\", \"the \\\"LLM\\\" family\"]'),"
+            "(%s, 'BERT', 'bert', 2, '[]')",
+            (ws, ws),
+        )
+    migrate.upgrade(fresh_database)
+    with psycopg.connect(fresh_database) as conn:
+        rows = dict(conn.execute("SELECT slug, match_keys FROM concepts").fetchall())
+        found = conn.execute(
+            "SELECT slug FROM concepts WHERE match_keys && ARRAY['i:llm', 'l:zzz']"
+        ).fetchall()
+    assert rows["llm"] == concept_match_keys("Large Language Models", ["LLMs", 'the "LLM" family'])
+    assert {"k:large language model", "c:largelanguagemodel", "i:llm", "l:llm"} <= set(rows["llm"])
+    assert rows["bert"] == ["c:bert", "k:bert", "l:bert"]
+    assert found == [("llm",)]
+    migrate.downgrade(fresh_database, "0010")
+    with psycopg.connect(fresh_database) as conn:
+        cols = conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'concepts'"
+        ).fetchall()
+    assert ("match_keys",) not in cols

@@ -26,7 +26,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
 
@@ -274,6 +274,7 @@ class Concept(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("workspace_id", "slug", name="uq_concepts_workspace_slug"),
         _hnsw("concepts"),
+        Index("ix_concepts_match_keys", "match_keys", postgresql_using="gin"),
     )
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
@@ -282,6 +283,11 @@ class Concept(SQLModel, table=True):
     level: int = 1  # 0 foundational … 2 specialised
     description: str | None = None
     aliases: list[str] = _json([])
+    # Tagged merge keys of the name and aliases (knowledge/match_keys.py, migration 0011).
+    match_keys: list[str] = Field(
+        default_factory=list,
+        sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    )
     centrality: float | None = None
     embedding: list[float] | None = _vector()
     created_at: datetime = _created()

@@ -4,7 +4,10 @@ and match the workspace's stored references against the source.
 
 Per new source the work is bounded by its own references and the few stored references
 the indexes return (:func:`~marginalia.knowledge.repository.citations.references_that_may_cite`),
-not by the number of (reference, source) pairs in the workspace.
+not by the number of (reference, source) pairs in the workspace. Matching its own
+references still reads every source's title and identifiers into a
+:class:`~marginalia.knowledge.citations.TitleIndex` (its rarest-word keys depend on the whole
+workspace's titles); a source without references (abstract-only) skips that read.
 """
 
 from __future__ import annotations
@@ -68,11 +71,20 @@ async def link_source(
                 for i, r in enumerate(extra)
             ),
         ]
-    sources = await cite_repo.citable_sources(session, workspace_id)
-    matches = match_references(source_id, references, TitleIndex(sources))
+    # The title index covers the workspace: built only when there are references to match
+    # (an abstract-only source has none; its incoming matches below are index look-ups).
+    matches = (
+        match_references(
+            source_id,
+            references,
+            TitleIndex(await cite_repo.citable_sources(session, workspace_id)),
+        )
+        if references
+        else []
+    )
     await cite_repo.replace_references(session, workspace_id, source_id, references, matches)
 
-    me = next((s for s in sources if s.id == source_id), None)
+    me = next(iter(await cite_repo.citable_sources(session, workspace_id, [source_id])), None)
     incoming = 0
     if me is not None:
         updates: list[tuple[int, uuid.UUID | None, str | None, float | None]] = []

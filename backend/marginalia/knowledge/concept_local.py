@@ -17,9 +17,10 @@ stored concepts a new acronym reveals, edges that no longer hold, redundancy clu
 the central wiki pages — is the job of the per-workspace refresh
 (:mod:`marginalia.knowledge.refresh`), which re-merges the whole workspace.
 
-The work is bounded by the new source's concepts and the sources linked to them, except
-one read: every concept's name and aliases (plain tuples; their merge keys are cached in
-this process), to find the rows that share a key.
+The work is bounded by the new source's concepts and the sources linked to them: the
+stored rows that share a key are found through the GIN-indexed ``concepts.match_keys``
+(:mod:`marginalia.knowledge.match_keys`), and the slugs a new concept may take are looked
+up by value, so no read covers every concept of the workspace.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -41,38 +41,18 @@ from marginalia.knowledge.concept_graph import ConceptEdge as PureConceptEdge
 from marginalia.knowledge.concept_store import ConceptState, reconstructed_acronyms
 from marginalia.knowledge.concepts import (
     _join_ids,
-    acronym_letters,
     compact_key,
-    is_acronym,
     key_initials,
     merge_concepts,
-    normalize_concept,
     workspace_level,
 )
 from marginalia.knowledge.extraction import combined_acronyms
+from marginalia.knowledge.match_keys import probe_keys
+from marginalia.knowledge.match_keys import surface as _surface
 from marginalia.knowledge.schemas import ExtractedConcept, Extraction
 
 NEW = "~new"
 """The new source's id in the local merge (stored rows are ``row:<id>``)."""
-
-
-@dataclass(frozen=True)
-class _Surface:
-    key: str
-    compact: str
-    initials: str | None  # of a multi-word key
-    letters: str | None  # of an acronym surface
-
-
-@lru_cache(maxsize=262_144)
-def _surface(name: str) -> _Surface:
-    key = normalize_concept(name)
-    return _Surface(
-        key=key,
-        compact=compact_key(key),
-        initials=key_initials(key) if len(key.split()) >= 2 else None,
-        letters=acronym_letters(name) if is_acronym(name.strip()) else None,
-    )
 
 
 @dataclass
@@ -97,6 +77,8 @@ class LocalConcepts:
     total_concepts: int
     added: int
     rows_written: dict[str, int] = field(default_factory=dict)
+    rows_read: dict[str, int] = field(default_factory=dict)
+    """Stored concepts the key look-up returned (bounded by the new source's keys)."""
 
 
 def _candidate_sets(extraction: Extraction) -> tuple[set[str], set[str], set[str], set[str]]:
@@ -157,8 +139,14 @@ async def sync_source_concepts(
 ) -> LocalConcepts:
     """Link ``source_id`` to its concepts (new or matched), writing only what it changes
     (see the module doc). Idempotent for the same extraction."""
-    stored = [_Stored(*r) for r in await repo.concept_forms(session, workspace_id)]
+    stored = [
+        _Stored(*r)
+        for r in await repo.concept_forms(
+            session, workspace_id, probe_keys(*_candidate_sets(extraction))
+        )
+    ]
     by_id = {r.id: r for r in stored}
+    # the index returns the rows having one of the probe keys; the rules decide (the same)
     matched = _matching_rows(stored, extraction)
     per_source: dict[str, list[ExtractedConcept]] = {NEW: list(extraction.concepts)}
     for row in matched:
@@ -178,7 +166,9 @@ async def sync_source_concepts(
     fresh_levels: dict[str, list[int]] = defaultdict(list)
     for item in extraction.concepts:
         fresh_levels[_surface(item.name).key].append(item.level)
-    used_slugs = {r.slug for r in stored}
+    fresh = [c.slug for c in mine if not any(s.startswith("row:") for s in c.source_ids)]
+    checked = set(_slug_probe(fresh))
+    used_slugs = await repo.taken_slugs(session, workspace_id, sorted(checked))
     new_rows: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     concept_of: dict[str, _Stored] = {}  # canonical slug -> the stored (or new) row
@@ -187,7 +177,12 @@ async def sync_source_concepts(
         rows = [by_id[uuid.UUID(s[4:])] for s in c.source_ids if s.startswith("row:")]
         if not rows:
             slug, n = c.slug, 2
-            while slug in used_slugs:
+            while True:
+                if slug not in checked:  # past the first suffixes looked up at once
+                    checked.add(slug)
+                    used_slugs |= await repo.taken_slugs(session, workspace_id, [slug])
+                if slug not in used_slugs:
+                    break
                 slug, n = f"{c.slug}-{n}", n + 1
             used_slugs.add(slug)
             row = _Stored(
@@ -221,7 +216,13 @@ async def sync_source_concepts(
         if (level, aliases, description) != (keep.level, keep.aliases, keep.description):
             keep.level, keep.aliases, keep.description = level, aliases, description
             updates.append(
-                {"id": keep.id, "level": level, "aliases": aliases, "description": description}
+                {
+                    "id": keep.id,
+                    "name": keep.name,
+                    "level": level,
+                    "aliases": aliases,
+                    "description": description,
+                }
             )
         concept_of[c.slug] = keep
     # New concepts are embedded by the refresh (one batch for every update since the last).
@@ -256,14 +257,26 @@ async def sync_source_concepts(
     state = await _local_state(session, final, linked_sources)
     return LocalConcepts(
         state=state,
-        total_concepts=len(stored) + len(new_rows),
+        total_concepts=await repo.count_concepts(session, workspace_id),
         added=len(new_rows),
         rows_written={
             "concepts": len(new_rows) + len(updates),
             "links": len(weights) + len(old),
             "edges": n_edges,
         },
+        rows_read={"concepts": len(stored)},
     )
+
+
+_SLUG_PROBE = 8
+"""Suffixed slugs (``slug-2`` …) looked up at once for each new concept."""
+
+
+def _slug_probe(bases: Sequence[str]) -> list[str]:
+    """``bases`` and their first suffixed forms: the slugs a new concept will most likely
+    choose among (the first free one; :func:`sync_source_concepts` looks further ones up one
+    by one)."""
+    return [*bases, *(f"{b}-{n}" for b in bases for n in range(2, 2 + _SLUG_PROBE))]
 
 
 def _pair(a: uuid.UUID, b: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID]:

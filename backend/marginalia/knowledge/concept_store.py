@@ -25,6 +25,7 @@ from marginalia.knowledge.concepts import (
     normalize_concept,
 )
 from marginalia.knowledge.extraction import combined_acronyms
+from marginalia.knowledge.match_keys import concept_match_keys
 from marginalia.knowledge.schemas import ExtractedConcept, Extraction
 from marginalia.knowledge.vectors import embed_texts
 
@@ -207,10 +208,13 @@ async def sync_concepts(
             or abs(row.centrality - centrality) > 1e-8
             or list(row.aliases) != aliases
             or row.description != description
+            # stored before these keys existed, or under other key rules: rewrite them
+            or list(row.match_keys or []) != concept_match_keys(row.name, aliases)
         ):
             updates.append(
                 {
                     "id": row.id,
+                    "name": row.name,
                     "level": c.level,
                     "centrality": centrality,
                     "aliases": aliases,

@@ -19,16 +19,23 @@ from marginalia.knowledge.clusters import redundancy_clusters
 from marginalia.knowledge.concept_store import ConceptState
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.edges import (
-    SourceEdge as PureSourceEdge,
-)
-from marginalia.knowledge.edges import (
+    STRONG_EMBEDDING,
+    STRONG_SHARED,
+    STRONG_TITLE,
+    WEAK_EMBEDDING,
+    WEAK_SHARED,
+    WEAK_TITLE,
     SourceForEdges,
     all_edges,
     concept_frequencies,
     edges_for_new_source,
 )
+from marginalia.knowledge.edges import (
+    SourceEdge as PureSourceEdge,
+)
 from marginalia.knowledge.quality import quality_score
 from marginalia.knowledge.schemas import Extraction
+from marginalia.knowledge.text import title_tokens
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.llm.base import LLMProvider
 
@@ -144,6 +151,71 @@ async def update_source_edges(
         edges = edges_for_new_source(new, [i for i in items if i.id != str(new_id)], df)
     await repo.insert_source_edges(session, [_edge_row(workspace_id, e) for e in edges])
     return len(edges)
+
+
+_EMBEDDING_MARGIN = 1e-3
+"""Slack on PostgreSQL's cosine (float4 vectors) before the exact check in Python."""
+
+
+async def update_new_source_edges(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    new: repo.SourceRow,
+    state: ConceptState,
+) -> tuple[int, int]:
+    """The new source's edges (DESIGN §6), reading only the sources that can have one.
+
+    Which those are follows from the rules: sharing ≥ 2 concepts (those sources are in
+    ``state``, which links every source to each of the new source's concepts); sharing one
+    and a title Jaccard above ``WEAK_TITLE`` — more than a quarter of the new title's
+    words in the other title — or an embedding similarity above ``WEAK_EMBEDDING``; or,
+    sharing none, above ``STRONG_TITLE`` (more than half of its words) or
+    ``STRONG_EMBEDDING``. PostgreSQL returns the ids that may pass the title and embedding
+    tests (with a margin), then the rules run on those rows exactly as on the whole
+    workspace. Returns ``(edges, sources read)``."""
+    mine = set(state.source_concepts.get(new.id, {}))
+    shared = {
+        sid: len(mine & set(concepts))
+        for sid, concepts in state.source_concepts.items()
+        if sid != new.id
+    }
+    words = sorted(title_tokens(new.title))
+    plain = [w for w in words if w.isascii()]
+    found = len(words) - len(plain)  # a non-ASCII word counts as found
+    # |A ∩ B| > t·|A ∪ B| ≥ t·|A| for a Jaccard above t
+    passing, ready = await repo.edge_candidates(
+        session,
+        workspace_id,
+        new.id,
+        title_patterns=[f"%{w}%" for w in plain],
+        strong_hits=int(len(words) * STRONG_TITLE) + 1 - found,
+        strong_distance=1 - STRONG_EMBEDDING + _EMBEDDING_MARGIN,
+        shared_once=sorted((sid for sid, n in shared.items() if n == WEAK_SHARED), key=str),
+        weak_hits=int(len(words) * WEAK_TITLE) + 1 - found,
+        weak_distance=1 - WEAK_EMBEDDING + _EMBEDDING_MARGIN,
+        linked=sorted(shared, key=str),
+    )
+    candidates = {sid for sid in ready if shared[sid] >= STRONG_SHARED} | set(passing)
+    candidates.discard(new.id)
+    others = await repo.workspace_sources(session, workspace_id, sorted(candidates, key=str))
+    items = [
+        SourceForEdges(
+            id=str(s.id),
+            title=s.title,
+            concepts=state.source_concepts.get(s.id, {}),
+            embedding=s.mean_embedding,
+        )
+        for s in [*others, new]
+    ]
+    # the labels' "rarest concept" counts every ready source linked to it, read or not
+    ready.add(new.id)
+    df = {
+        slug: sum(1 for sid in sids if sid in ready) for slug, sids in state.concept_sources.items()
+    }
+    await repo.delete_source_edges(session, workspace_id, new.id)
+    edges = edges_for_new_source(items[-1], items[:-1], df)
+    await repo.insert_source_edges(session, [_edge_row(workspace_id, e) for e in edges])
+    return len(edges), len(others)
 
 
 async def recluster(

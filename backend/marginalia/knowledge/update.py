@@ -66,6 +66,7 @@ from marginalia.knowledge.linking import (
     related_row,
     store_claims,
     store_quality,
+    update_new_source_edges,
     update_source_edges,
     workspace_vector,
 )
@@ -110,6 +111,10 @@ class KnowledgeUpdate:
     # Whether the graph-wide refresh ran inline (else ``clusters`` is 0 and ``concepts``
     # counts the stored concepts before it: the refresh job brings both up to date).
     refreshed: bool = True
+    # Rows of other sources' knowledge the bounded steps read (issue 19, item 2): stored
+    # concepts sharing a merge key, sources that may have an edge with it, sources whose
+    # identifiers or title words a reference may name.
+    rows_read: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -239,14 +244,17 @@ async def update_for_source(
             if mean is not None:
                 fields["mean_embedding"] = mean
         await repo.store_extraction(session, source_id, fields)
-        sources = await repo.workspace_sources(session, workspace_id)
-        if not any(s.id == source_id for s in sources):
+        # the new source's row only: the steps below read what they need of the others
+        mine = await repo.workspace_sources(session, workspace_id, [source_id])
+        if not mine:
             raise NotFoundError(f"source {source_id} is not ready")
+        new_row = mine[0]
+        n_sources = await repo.count_ready_sources(session, workspace_id)
         await repo.bump_knowledge_version(session, workspace_id)
 
         t = time.perf_counter()
         local = await sync_source_concepts(
-            session, embedder, workspace_id, source_id, extraction, len(sources)
+            session, embedder, workspace_id, source_id, extraction, n_sources
         )
         state = local.state
         timings["concepts"] = elapsed_ms(t)
@@ -275,7 +283,7 @@ async def update_for_source(
 
         t = time.perf_counter()
         # Shared concepts are among the new source's: the local state has every source's.
-        n_edges = await update_source_edges(session, workspace_id, sources, state, source_id)
+        n_edges, edge_reads = await update_new_source_edges(session, workspace_id, new_row, state)
         timings["source_edges"] = elapsed_ms(t)
         t = time.perf_counter()
         n_cites = await link_source(session, workspace_id, source_id)
@@ -283,7 +291,8 @@ async def update_for_source(
 
         t = time.perf_counter()
         ws_vector, recomputed = await workspace_vector(session, embedder, workspace)
-        targets = sources if recomputed else [s for s in sources if s.id == source_id]
+        # every source's relevance only when the description embedding was just computed
+        targets = await repo.workspace_sources(session, workspace_id) if recomputed else mine
         scores = await store_quality(
             session, embedder, targets, ws_vector, {source_id: summary_vector}
         )
@@ -292,9 +301,9 @@ async def update_for_source(
     wiki: list[str] = []
     if llmx.is_generative(provider):
         t = time.perf_counter()
-        new_row = next(s for s in sources if s.id == source_id)
         async with ctx.db.transaction() as session:
             await repo.lock_workspace(session, workspace_id)
+            sources = await repo.workspace_sources(session, workspace_id)
             written = await llm_wiki(
                 session, embedder, provider, workspace_id, new_row, state, ctx.settings.knowledge
             )
@@ -348,6 +357,7 @@ async def update_for_source(
         fallback_reason=result.fallback_reason,
         cites=n_cites,
         refreshed=refresh,
+        rows_read={**local.rows_read, "sources_for_edges": edge_reads},
     )
 
 

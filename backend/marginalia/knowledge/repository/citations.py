@@ -24,18 +24,22 @@ async def source_pages(session: AsyncSession, source_id: uuid.UUID) -> list[Page
     return [Page(number=n, text=t) for n, t in result.all()]
 
 
-async def citable_sources(session: AsyncSession, workspace_id: uuid.UUID) -> list[CitableSource]:
-    """The workspace's ready sources with what citation matching reads."""
-    result = await session.execute(
-        select(
-            col(Source.id),
-            col(Source.title),
-            col(Source.year),
-            col(Source.doi),
-            col(Source.arxiv_id),
-            col(Source.openalex_id),
-        ).where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
-    )
+async def citable_sources(
+    session: AsyncSession, workspace_id: uuid.UUID, ids: Sequence[uuid.UUID] | None = None
+) -> list[CitableSource]:
+    """The workspace's ready sources (with ``ids``: those of them) with what citation
+    matching reads."""
+    query = select(
+        col(Source.id),
+        col(Source.title),
+        col(Source.year),
+        col(Source.doi),
+        col(Source.arxiv_id),
+        col(Source.openalex_id),
+    ).where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
+    if ids is not None:
+        query = query.where(col(Source.id).in_(list(ids)))
+    result = await session.execute(query)
     return [
         CitableSource(id=r[0], title=r[1], year=r[2], doi=r[3], arxiv_id=r[4], openalex_id=r[5])
         for r in result.all()

@@ -6,7 +6,8 @@ import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import Text, cast, delete, func, insert, select, text, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import defer
 from sqlmodel import col
@@ -16,6 +17,7 @@ from marginalia.db.models import (
     ConceptEdge,
     SourceConcept,
 )
+from marginalia.knowledge.match_keys import concept_match_keys
 from marginalia.knowledge.repository.binds import any_array, json_value
 
 
@@ -75,22 +77,42 @@ async def list_concept_edges(session: AsyncSession, workspace_id: uuid.UUID) -> 
 
 
 async def insert_concepts(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
+    """New concept rows (``match_keys`` computed here from ``name`` and ``aliases``)."""
     if rows:
-        await session.execute(insert(Concept), list(rows))
+        await session.execute(
+            insert(Concept),
+            [
+                {**r, "match_keys": concept_match_keys(r["name"], r.get("aliases") or [])}
+                for r in rows
+            ],
+        )
+
+
+def _keys_literal(name: str, aliases: Sequence[str]) -> str:
+    """``concept_match_keys`` as one ``text[]`` literal (an element of a ``text[]`` bind:
+    ``unnest`` would flatten a 2-D array)."""
+    quoted = (
+        '"' + k.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        for k in concept_match_keys(name, aliases)
+    )
+    return "{" + ",".join(quoted) + "}"
 
 
 async def update_concepts(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Rows with ``id`` and the changed columns (level, centrality, aliases, description)."""
+    """Rows with ``id``, ``name`` (unchanged: the match keys are computed from it) and the
+    changed columns (level, centrality, aliases, description)."""
     if not rows:
         return
     await session.execute(
         text(
             """
             UPDATE concepts c SET level = v.level, centrality = v.centrality,
-                   aliases = v.aliases, description = v.description
+                   aliases = v.aliases, description = v.description,
+                   match_keys = CAST(v.keys AS text[])
               FROM unnest(CAST(:ids AS uuid[]), CAST(:levels AS int[]),
                           CAST(:cents AS float8[]), CAST(:aliases AS jsonb[]),
-                          CAST(:descs AS text[])) AS v(id, level, centrality, aliases, description)
+                          CAST(:descs AS text[]), CAST(:keys AS text[]))
+                   AS v(id, level, centrality, aliases, description, keys)
              WHERE c.id = v.id
             """
         ),
@@ -100,6 +122,7 @@ async def update_concepts(session: AsyncSession, rows: Sequence[Mapping[str, Any
             "cents": [r["centrality"] for r in rows],
             "aliases": [json_value(r["aliases"]) for r in rows],
             "descs": [r["description"] for r in rows],
+            "keys": [_keys_literal(r["name"], r["aliases"]) for r in rows],
         },
     )
 
@@ -192,11 +215,13 @@ async def change_concept_edges(
 
 
 async def concept_forms(
-    session: AsyncSession, workspace_id: uuid.UUID
+    session: AsyncSession, workspace_id: uuid.UUID, probe: Sequence[str]
 ) -> list[tuple[uuid.UUID, str, str, list[str], int, str | None, float | None]]:
-    """``(id, slug, name, aliases, level, description, centrality)`` of every concept of a
-    workspace as plain tuples (no ORM objects: the per-source update matches the new
-    source's concepts against these names)."""
+    """``(id, slug, name, aliases, level, description, centrality)`` of the workspace's
+    concepts having one of the tagged keys ``probe`` (``knowledge/match_keys.py``) — an
+    index look-up (``ix_concepts_match_keys``), not a read of every concept."""
+    if not probe:
+        return []
     result = await session.execute(
         select(
             col(Concept.id),
@@ -206,9 +231,33 @@ async def concept_forms(
             col(Concept.level),
             col(Concept.description),
             col(Concept.centrality),
-        ).where(col(Concept.workspace_id) == workspace_id)
+        ).where(
+            col(Concept.workspace_id) == workspace_id,
+            col(Concept.match_keys).op("&&")(cast(list(probe), ARRAY(Text))),
+        )
     )
     return [(r[0], r[1], r[2], list(r[3] or []), int(r[4]), r[5], r[6]) for r in result.all()]
+
+
+async def taken_slugs(
+    session: AsyncSession, workspace_id: uuid.UUID, slugs: Sequence[str]
+) -> set[str]:
+    """Which of ``slugs`` the workspace's concepts already use."""
+    if not slugs:
+        return set()
+    result = await session.execute(
+        select(col(Concept.slug)).where(
+            col(Concept.workspace_id) == workspace_id, col(Concept.slug).in_(list(slugs))
+        )
+    )
+    return set(result.scalars().all())
+
+
+async def count_concepts(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    value = await session.scalar(
+        select(func.count()).select_from(Concept).where(col(Concept.workspace_id) == workspace_id)
+    )
+    return int(value or 0)
 
 
 async def links_of_concepts(
@@ -252,18 +301,19 @@ async def edges_among(session: AsyncSession, concept_ids: Sequence[uuid.UUID]) -
 
 
 async def update_concept_forms(session: AsyncSession, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Rows with ``id``, ``level``, ``aliases`` and ``description`` (centrality untouched:
-    the background refresh owns it)."""
+    """Rows with ``id``, ``name`` (unchanged), ``level``, ``aliases`` and ``description``
+    (centrality untouched: the background refresh owns it); the match keys follow."""
     if not rows:
         return
     await session.execute(
         text(
             """
             UPDATE concepts c SET level = v.level, aliases = v.aliases,
-                   description = v.description
+                   description = v.description, match_keys = CAST(v.keys AS text[])
               FROM unnest(CAST(:ids AS uuid[]), CAST(:levels AS int[]),
-                          CAST(:aliases AS jsonb[]), CAST(:descs AS text[]))
-                   AS v(id, level, aliases, description)
+                          CAST(:aliases AS jsonb[]), CAST(:descs AS text[]),
+                          CAST(:keys AS text[]))
+                   AS v(id, level, aliases, description, keys)
              WHERE c.id = v.id
             """
         ),
@@ -272,6 +322,7 @@ async def update_concept_forms(session: AsyncSession, rows: Sequence[Mapping[str
             "levels": [r["level"] for r in rows],
             "aliases": [json_value(r["aliases"]) for r in rows],
             "descs": [r["description"] for r in rows],
+            "keys": [_keys_literal(r["name"], r["aliases"]) for r in rows],
         },
     )
 

@@ -64,15 +64,23 @@ async def get_source(session: AsyncSession, source_id: uuid.UUID) -> Source | No
     return await session.get(Source, source_id)
 
 
-async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> list[SourceRow]:
-    """Ready sources of a workspace, oldest first, with their total text length."""
+async def workspace_sources(
+    session: AsyncSession, workspace_id: uuid.UUID, ids: Sequence[uuid.UUID] | None = None
+) -> list[SourceRow]:
+    """Ready sources of a workspace, oldest first, with their total text length; with
+    ``ids``, only those (and only their chunks are summed)."""
+    chunk_filter = (
+        col(Chunk.workspace_id) == workspace_id
+        if ids is None
+        else col(Chunk.source_id).in_(list(ids))
+    )
     lengths = (
         select(col(Chunk.source_id), func.sum(func.length(col(Chunk.text))).label("chars"))
-        .where(col(Chunk.workspace_id) == workspace_id)
+        .where(chunk_filter)
         .group_by(col(Chunk.source_id))
         .subquery()
     )
-    result = await session.execute(
+    query = (
         select(
             col(Source.id),
             col(Source.title),
@@ -92,6 +100,11 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
         .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
         .order_by(col(Source.created_at), col(Source.id))
     )
+    if ids is not None:
+        if not ids:
+            return []
+        query = query.where(col(Source.id).in_(list(ids)))
+    result = await session.execute(query)
     rows: list[SourceRow] = []
     for r in result.all():
         emb = r[8]
@@ -113,6 +126,74 @@ async def workspace_sources(session: AsyncSession, workspace_id: uuid.UUID) -> l
             )
         )
     return rows
+
+
+async def count_ready_sources(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    value = await session.scalar(
+        select(func.count())
+        .select_from(Source)
+        .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
+    )
+    return int(value or 0)
+
+
+async def edge_candidates(
+    session: AsyncSession,
+    workspace_id: uuid.UUID,
+    source_id: uuid.UUID,
+    *,
+    title_patterns: Sequence[str],
+    strong_hits: int,
+    strong_distance: float,
+    shared_once: Sequence[uuid.UUID],
+    weak_hits: int,
+    weak_distance: float,
+    linked: Sequence[uuid.UUID] = (),
+) -> tuple[list[uuid.UUID], set[uuid.UUID]]:
+    """Ready sources other than ``source_id`` that may have a source edge with it: those
+    whose mean embedding is within cosine ``strong_distance`` of ``source_id``'s or whose
+    lower-cased title contains at least ``strong_hits`` of the ``LIKE`` patterns, and those
+    of ``shared_once`` within ``weak_distance`` or ``weak_hits``. The cosine is computed by
+    PostgreSQL, exactly (``sources.mean_embedding`` has no approximate index, migration
+    0005); a title with a non-ASCII character always counts as a hit (its case-folded words
+    need not be substrings of ``lower(title)``). Only the ids leave the database.
+
+    Also returns which of ``linked`` are ready (the sources the caller knows of)."""
+    result = await session.execute(
+        text(
+            """
+            SELECT id, dist < :ds OR hits >= :hs
+                       OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
+              FROM (
+                SELECT id,
+                       mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)
+                           AS dist,
+                       CASE WHEN title ~ '[^[:ascii:]]' THEN 1000000
+                            ELSE (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p
+                                   WHERE lower(title) LIKE p) END AS hits
+                  FROM sources
+                 WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
+            ) s
+             WHERE dist < :ds OR hits >= :hs
+                OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
+                OR id = ANY(CAST(:linked AS uuid[]))
+            """
+        ),
+        {
+            "ws": workspace_id,
+            "me": source_id,
+            "pats": list(title_patterns),
+            "ds": strong_distance,
+            "hs": strong_hits,
+            "once": list(shared_once),
+            "dw": weak_distance,
+            "hw": weak_hits,
+            "linked": list(linked),
+        },
+    )
+    rows = result.all()
+    wanted = set(linked)
+    return [r[0] for r in rows if r[1]], {r[0] for r in rows if r[0] in wanted}
 
 
 async def chunk_rows(
