@@ -593,12 +593,10 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = _created()
 
 
-from marginalia.db.models_accounts import (  # noqa: E402, F401  (registers the tables)
-    UserSession,
-    WorkspaceMember,
-)
+from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalImpact,
     RetrievalSourceStats,
     RetrievalTerm,
 )
+from marginalia.db.models_sentences import ChunkSentence  # noqa: E402, F401  (registers the table)

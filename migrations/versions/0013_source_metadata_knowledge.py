@@ -6,8 +6,8 @@ A source found by research carries its record's subject and references: OpenAlex
 The knowledge update uses them as concepts (through the same filters as extracted ones)
 and as reference entries for ``cites`` edges (issue 13). Both default to an empty list.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-12-03 12:00:00
 """
 
@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0012"
-down_revision: str | None = "0011"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
