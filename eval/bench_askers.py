@@ -6,9 +6,11 @@ PDFs into one workspace and waits for the ingest, then runs ``--askers`` concurr
 clients for ``--duration`` seconds. Each client asks the workspace one question after
 another (the dev questions of eval/qa/dev.jsonl about these PDFs, each a new
 conversation) over ``POST /api/workspaces/{id}/ask`` and reads the NDJSON stream to its
-end. Reported: requests, errors (non-200, an ``error`` event, a stream without ``done``,
+end. Reported: the ingest's seconds, requests, answers per second (asks that reached
+``done`` over the wall time), errors (non-200, an ``error`` event, a stream without ``done``,
 a transport error), p50/p95 time to the first byte and to the ``done`` event, and the
-server's RSS (/proc/<pid>/status) before, at peak and after. ``--mode accounts`` makes a
+server's RSS (/proc/<pid>/status) before, at peak and after, and the 1-minute load
+average before and after the load (the machine may be shared). ``--mode accounts`` makes a
 user and an API token with the CLI and sends ``Authorization: Bearer``.
 
 Usage: uv run python eval/bench_askers.py [--mode local|accounts] [--askers 20]
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import signal
 import statistics
@@ -127,15 +130,22 @@ async def load(
     return results
 
 
-def ingest(http: httpx.Client, data: Path) -> str:
+def ingest(http: httpx.Client, data: Path) -> tuple[str, float]:
+    """The workspace's id and the ingest's seconds (upload to the job's end)."""
     ws = http.post("/api/workspaces", json={"name": f"askers {uuid.uuid4().hex[:6]}"}).json()
     pdfs = sorted((data / "pdfs").glob("*.pdf"))
     files = [("files", (p.name, p.read_bytes(), "application/pdf")) for p in pdfs]
+    started = time.monotonic()
     job = http.post(f"/api/workspaces/{ws['id']}/sources", files=files).raise_for_status().json()
     finished = wait_job(http, job["id"], timeout_s=1800)
+    seconds = time.monotonic() - started
     sources = http.get(f"/api/workspaces/{ws['id']}/sources").json()
-    print(f"ingest {finished['status']}: {len(sources)} sources of {len(pdfs)} PDFs", flush=True)
-    return str(ws["id"])
+    print(
+        f"ingest {finished['status']}: {len(sources)} sources of {len(pdfs)} PDFs "
+        f"in {seconds:.1f} s",
+        flush=True,
+    )
+    return str(ws["id"]), seconds
 
 
 def main() -> None:
@@ -158,7 +168,7 @@ def main() -> None:
         if ARGS.mode == "accounts":
             headers["Authorization"] = f"Bearer {make_token(env)}"
         with httpx.Client(base_url=base, headers=headers, timeout=600) as http:
-            workspace_id = ingest(http, Path(ARGS.data))
+            workspace_id, ingest_s = ingest(http, Path(ARGS.data))
             # One ask first, so the measured ones find the model and caches loaded.
             with http.stream(
                 "POST", f"/api/workspaces/{workspace_id}/ask", json={"question": "What is SPECTER?"}
@@ -176,11 +186,13 @@ def main() -> None:
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
+        load_before = os.getloadavg()[0]
         started = time.monotonic()
         results = asyncio.run(
             load(base, headers, workspace_id, ARGS.askers, ARGS.duration, Path(ARGS.data))
         )
         wall = time.monotonic() - started
+        load_after = os.getloadavg()[0]
         stop.set()
         sampler.join(5)
         after = rss_mb(proc.pid)
@@ -195,7 +207,9 @@ def main() -> None:
             "askers": ARGS.askers,
             "duration_s": ARGS.duration,
             "wall_s": round(wall, 1),
+            "ingest_s": round(ingest_s, 1),
             "requests": len(results),
+            "answers_per_s": round(len(done) / wall, 2) if wall > 0 else None,
             "errors": sum(errors.values()),
             "error_kinds": errors,
             "first_byte_p50_s": _round(percentile(first, 50)),
@@ -206,6 +220,7 @@ def main() -> None:
             "rss_peak_mb": round(peak[0]),
             "rss_after_mb": round(after),
             "server_alive": proc.poll() is None,
+            "load_1min_before_after": [round(load_before, 2), round(load_after, 2)],
         }
         print(json.dumps(report, indent=1))
         if ARGS.out:

@@ -430,6 +430,11 @@ test('a redundancy cluster is a box around its members that collapses and expand
     return Boolean(b && n && n.x >= b.x && n.y >= b.y && n.x + n.width <= b.x + b.width + 0.5 && n.y + n.height <= b.y + b.height + 0.5)
   }
   for (const m of members) expect(await inside(m), `${m} inside its cluster's box`).toBe(true)
+  // The layout keeps a cluster's members together: no other node's box meets the cluster's.
+  const clusterBox = (await box.boundingBox())!
+  const others = [...(await boxes(page.locator('.react-flow__node'))).entries()].filter(([id]) => !members.includes(id))
+  expect(others.length).toBeGreaterThan(5)
+  for (const [id, b] of others) expect(overlaps(b, clusterBox), `${id} is inside the cluster's box`).toBe(false)
   const toggle = page.locator(`[data-testid="cluster-toggle"][data-cluster="${cluster}"]`)
   await expect(toggle).toContainText('2 near-duplicate sources')
   await expect(toggle).toHaveAttribute('aria-expanded', 'true')
@@ -466,4 +471,57 @@ test('canvas synthesis panel screenshots', async ({ browser, request }) => {
       await page.screenshot({ path: `${SHOTS}/canvas-synthesis-${dark ? 'dark' : 'light'}-${size}.png` })
       await context.close()
     }
+})
+
+// Issue 15: /w/{id}/canvas?focus=<node id> opens the canvas centred and zoomed on that node,
+// selected, with its panel open.
+test('?focus= opens the canvas centred and zoomed on the node, selected, its panel open', async ({ page }) => {
+  // The node farthest from the map's middle, so the fitted view would not centre it anyway.
+  const concepts = graph.nodes.filter((n) => n.type === 'concept')
+  for (const target of [concepts.at(-1)!, graph.nodes.find((n) => n.type === 'source')!]) {
+    await page.goto(`/w/${workspaceId}/canvas?focus=${encodeURIComponent(target.id)}`)
+    await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 })
+    await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', target.id)
+    const node = page.locator(`.react-flow__node[data-id="${target.id}"]`)
+    await expect(node).toHaveClass(/\bselected\b/)
+    await expect(node).toBeInViewport()
+    const zoom = await page.evaluate(() => new DOMMatrix(getComputedStyle(document.querySelector('.react-flow__viewport')!).transform).a)
+    expect(zoom).toBeCloseTo(1.1, 2)
+    const [n, c] = [(await node.boundingBox())!, (await page.getByTestId('canvas').boundingBox())!]
+    expect(Math.abs(n.x + n.width / 2 - (c.x + c.width / 2)), 'centred horizontally').toBeLessThan(4)
+    expect(Math.abs(n.y + n.height / 2 - (c.y + c.height / 2)), 'centred vertically').toBeLessThan(4)
+  }
+})
+
+// Issue 15: on a phone (390 px) the side panel is a bottom sheet over the canvas, in view
+// without scrolling, and the focused node stays visible above it.
+test('on a phone the panel is a bottom sheet over the canvas, in view without scrolling', async ({ browser, request }) => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })
+  const page = await context.newPage()
+  let current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
+  if (!current.nodes.some((n: { type: string }) => n.type === 'synthesis')) {
+    await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' } })
+    current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
+  }
+  const synthesis = current.nodes.find((n: { type: string }) => n.type === 'synthesis')
+  expect(synthesis).toBeTruthy()
+  await page.goto(`/w/${workspaceId}/canvas?focus=${encodeURIComponent(synthesis.id)}`)
+  const panel = page.getByTestId('canvas-panel')
+  await expect(panel).toHaveAttribute('data-node', synthesis.id, { timeout: 60_000 })
+  await expect(panel.getByTestId('panel-answer')).toBeVisible()
+  expect(await page.evaluate(() => window.scrollY)).toBe(0)
+  const sheet = (await panel.boundingBox())!
+  const canvas = (await page.getByTestId('canvas').boundingBox())!
+  // Over the canvas, at the bottom of the screen, no more than about half of it.
+  expect(sheet.y + sheet.height).toBeLessThanOrEqual(844 + 1)
+  expect(sheet.y).toBeGreaterThan(844 * 0.45)
+  expect(sheet.y).toBeLessThan(canvas.y + canvas.height)
+  expect(sheet.width).toBeGreaterThanOrEqual(389)
+  await expect(panel.getByTestId('panel-answer')).toBeInViewport()
+  await expect(panel.getByRole('button', { name: 'Close the panel' })).toBeInViewport()
+  // The node is above the sheet.
+  const node = (await page.locator(`.react-flow__node[data-id="${synthesis.id}"]`).boundingBox())!
+  expect(node.y + node.height).toBeLessThan(sheet.y)
+  expect(node.y).toBeGreaterThanOrEqual(canvas.y)
+  await context.close()
 })

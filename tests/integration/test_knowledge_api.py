@@ -138,8 +138,66 @@ async def test_graph_pages(client: httpx.AsyncClient, small: uuid.UUID) -> None:
         r = await client.get(base, params=bad)
         assert r.status_code == 422, (bad, r.text)
         assert r.json()["error"] == "invalid_request", r.json()
-    past = (await client.get(base, params={"cursor": "99999"})).json()
-    assert past["nodes"] == [] and past["edges"] == [] and past["next_cursor"] is None
+    # The cursor is opaque: an offset (the old form) or a tampered one is refused.
+    first = (await client.get(base, params={"limit": 7})).json()
+    for bad_cursor in ("99999", first["next_cursor"][:-4] + "AAAA", "eyJ2IjoyfQ"):
+        r = await client.get(base, params={"cursor": bad_cursor})
+        assert r.status_code == 422, (bad_cursor, r.text)
+
+
+async def test_graph_paging_is_stable_while_a_source_arrives(
+    services: Runtime, client: httpx.AsyncClient, shared_data: Path
+) -> None:
+    """The keyset cursor: a source (with its concepts, links and citations) added between
+    two pages shifts nothing. Every node the first page's graph had comes exactly once, no
+    edge twice, every edge's ends have come by its page, and the new source is left to the
+    next paging from the start."""
+    records = catalog(shared_data / "catalog" / "acl2020" / "papers.jsonl")
+    ws = await ws_service.create_workspace(
+        services, name=f"kpage-{uuid.uuid4().hex[:8]}", description="compressing BERT"
+    )
+    try:
+        for cid in PAPERS:
+            sid = await add_paper(services, ws.id, records[cid])
+            await knowledge_update.update_for_source(services, ws.id, sid)
+        base = f"/api/workspaces/{ws.id}/graph"
+        before = (await client.get(base, params={"max_concepts": 1000})).json()
+        params: dict[str, Any] = {"max_concepts": 1000, "limit": 5}
+        pages = [(await client.get(base, params=params)).json()]
+        assert pages[0]["next_cursor"] and len(pages[0]["nodes"]) == 5
+        # A fourth paper arrives (BERT-family: it discusses concepts already on the map).
+        new = await add_paper(services, ws.id, records[RELATED[1]])
+        await knowledge_update.update_for_source(services, ws.id, new)
+        after = (await client.get(base, params={"max_concepts": 1000})).json()
+        assert after["total_nodes"] > before["total_nodes"]
+        # With the offset cursor of before, the importance order now differs from the first
+        # page's: the concepts the new paper discusses move up.
+        old_order = [n["id"] for n in before["nodes"]]
+        new_order = [n["id"] for n in after["nodes"] if n["id"] in set(old_order)]
+        assert old_order != new_order, "the new source changes the importance order"
+        while pages[-1]["next_cursor"]:
+            page = (
+                await client.get(base, params={**params, "cursor": pages[-1]["next_cursor"]})
+            ).json()
+            assert page["total_nodes"] == before["total_nodes"]
+            pages.append(page)
+        node_ids = [n["id"] for p in pages for n in p["nodes"]]
+        assert len(node_ids) == len(set(node_ids)), "no node twice"
+        assert set(node_ids) == {n["id"] for n in before["nodes"]}, "every node exactly once"
+        assert f"source:{new}" not in node_ids
+        edge_ids = [e["id"] for p in pages for e in p["edges"]]
+        assert len(edge_ids) == len(set(edge_ids))
+        seen: set[str] = set()
+        for p in pages:
+            seen |= {n["id"] for n in p["nodes"]}
+            for e in p["edges"]:
+                assert e["source"] in seen and e["target"] in seen, e["id"]
+        assert [p["remaining"] for p in pages][-1] == 0
+        # Paging again from the start includes the new source.
+        fresh = (await client.get(base, params={"max_concepts": 1000, "limit": 5000})).json()
+        assert f"source:{new}" in {n["id"] for n in fresh["nodes"]}
+    finally:
+        await ws_service.delete_workspace(services, ws.id)
 
 
 async def test_rebuild_job_runs(services: Runtime, small: uuid.UUID) -> None:

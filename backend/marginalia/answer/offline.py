@@ -51,21 +51,24 @@ a reference to the one before ("This", "These", "It", …) is quoted with that o
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from marginalia.answer import answer_types
+from marginalia.answer import answer_types, sentences
 from marginalia.answer import repository as repo
-from marginalia.answer.prose import MAX_WORDS, MIN_WORDS, is_prose, trim_lines
+from marginalia.answer.prose import MAX_WORDS, MIN_WORDS
 from marginalia.answer.quotes import normalize
 from marginalia.answer.schemas import AnswerClaim, Passage
 from marginalia.db import Database
+from marginalia.db.repositories import sentences as sentences_repo
+from marginalia.db.repositories.sentences import ChunkSentences, SentenceRow
 from marginalia.embed.base import Embedder
-from marginalia.knowledge.text import content_tokens, sentence_spans
+from marginalia.knowledge.text import content_tokens
 
 COSINE_WEIGHT = 0.6
 #: Coverage of the sentence itself, of the sentence with its neighbours, and of the
@@ -158,27 +161,87 @@ class QuestionStats:
     salient_absent: bool
 
 
+def question_stats(
+    question_terms: frozenset[str], named: Sequence[frozenset[str]], stats: repo.TermStats
+) -> QuestionStats:
+    """:class:`QuestionStats` from the lexemes of the question and of its salient terms
+    (``named``), with ``stats`` covering all of them."""
+    wanted = question_terms | frozenset().union(*named)
+    if not wanted:
+        return QuestionStats({}, False)
+    # A named term whose word part ("zorblax" of "ZORBLAX-9") no chunk contains.
+    absent = any(
+        stats.df.get(t, 0.0) <= 0 for lex in named for t in lex if sum(c.isalpha() for c in t) >= 3
+    )
+    idf = {t: bm25_idf(float(stats.chunks), stats.df.get(t, 0.0)) for t in question_terms}
+    return QuestionStats(idf, absent)
+
+
 def pg_question_stats(
     db: Database, workspace_id: object
 ) -> Callable[[str, Sequence[str]], Awaitable[QuestionStats]]:
-    """:class:`QuestionStats` from the workspace's retrieval statistics (two queries)."""
+    """:class:`QuestionStats` from the workspace's retrieval statistics (one query)."""
 
     async def stats(question: str, salient: Sequence[str]) -> QuestionStats:
         async with db.session() as session:
-            terms, *named = await repo.lexemes(session, [question, *salient])
-            wanted = sorted(terms | frozenset().union(*named)) if named else sorted(terms)
-            if not wanted:
-                return QuestionStats({}, False)
-            n = await repo.workspace_chunk_count(session, workspace_id)
-            df = await repo.document_frequencies(session, workspace_id, wanted)
-        # A named term whose word part ("zorblax" of "ZORBLAX-9") no chunk contains.
-        absent = any(
-            df.get(t, 0.0) <= 0 for lex in named for t in lex if sum(c.isalpha() for c in t) >= 3
-        )
-        idf = {t: bm25_idf(float(n or 0), df.get(t, 0.0)) for t in terms}
-        return QuestionStats(idf, absent)
+            found = await repo.term_stats(session, workspace_id, [question, *salient])
+        return question_stats(found.lexemes[0], found.lexemes[1:], found)
 
     return stats
+
+
+@dataclass(frozen=True)
+class AnswerInputs:
+    """What scoring an answer reads from the database, in one session and two statements:
+    the lexemes and workspace statistics of the query, the question and its salient terms,
+    and the stored sentences of the passages' chunks."""
+
+    texts: list[str]
+    stats: repo.TermStats
+    stored: dict[int, ChunkSentences]
+
+    def lexer(self, fallback: Lexer) -> Lexer:
+        """Lexemes of the texts already looked up, the others from ``fallback``."""
+        known = dict(zip(self.texts, self.stats.lexemes, strict=True))
+
+        async def lex(texts: Sequence[str]) -> list[frozenset[str]]:
+            unknown = list(dict.fromkeys(t for t in texts if t not in known))
+            if unknown:
+                known.update(zip(unknown, await fallback(unknown), strict=True))
+            return [known[t] for t in texts]
+
+        return lex
+
+    def idf(self) -> IdfLookup:
+        """The workspace's BM25 idf of the looked-up texts' lexemes (as
+        :func:`pg_workspace_idf`)."""
+
+        async def lookup(terms: frozenset[str]) -> dict[str, float] | None:
+            if not terms:
+                return {}
+            if not self.stats.chunks:
+                return None
+            n = float(self.stats.chunks)
+            return {t: bm25_idf(n, self.stats.df.get(t, 0.0)) for t in terms}
+
+        return lookup
+
+
+async def pg_answer_inputs(
+    db: Database,
+    workspace_id: object,
+    *,
+    query: str,
+    question: str,
+    salient: Sequence[str],
+    chunk_ids: Sequence[int],
+) -> AnswerInputs:
+    """:class:`AnswerInputs` (texts: the query, the question, then the salient terms)."""
+    texts = [query, question, *salient]
+    async with db.session() as session:
+        stats = await repo.term_stats(session, workspace_id, texts)
+        stored = await sentences_repo.load(session, chunk_ids)
+    return AnswerInputs(texts, stats, stored)
 
 
 @dataclass(frozen=True)
@@ -201,21 +264,11 @@ class ScoredSentence:
 def candidate_sentences(
     passages: Sequence[Passage], embedder: Embedder | None = None
 ) -> list[tuple[int, int, int, str]]:
-    """``(passage n, start, end, text)`` of each usable sentence, first occurrence only."""
-    seen: set[str] = set()
-    out: list[tuple[int, int, int, str]] = []
-    for passage in passages:
-        for span in sentence_spans(passage.text):
-            start, end = trim_lines(passage.text, *span)
-            sentence = passage.text[start:end]
-            key = normalize(sentence)
-            if key in seen or not is_prose(sentence):
-                continue
-            if embedder is not None and embedder.count_tokens(sentence) > embedder.max_tokens:
-                continue  # never truncated (invariant 1): such a sentence is not scored
-            seen.add(key)
-            out.append((passage.n, start, end, sentence))
-    return out
+    """``(passage n, start, end, text)`` of each usable sentence, first occurrence only
+    (:mod:`marginalia.answer.sentences`: a sentence over the window is not scored)."""
+    return sentences.select_candidates(
+        passages, {p.n: sentences.split(p.text, embedder) for p in passages}
+    )
 
 
 def context_idf(
@@ -250,6 +303,48 @@ def _windows(
     return out
 
 
+@dataclass
+class _Inputs:
+    """What scoring needs beyond the question: the candidates, the vectors and lexemes
+    already stored for them (by candidate index), and the passages' stored lexemes."""
+
+    candidates: list[sentences.Candidate]
+    vectors: dict[int, np.ndarray]
+    lexemes: dict[int, frozenset[str]]
+    passage_lexemes: dict[int, frozenset[str]]
+
+
+def _inputs(
+    passages: Sequence[Passage],
+    embedder: Embedder,
+    stored: Mapping[int, ChunkSentences],
+) -> _Inputs:
+    """The candidates of ``passages``, from the stored sentences of their chunks where
+    there are some, else split now."""
+    spans: dict[int, list[sentences.SentenceSpan]] = {}
+    by_span: dict[tuple[int, int], SentenceRow] = {}
+    passage_lexemes: dict[int, frozenset[str]] = {}
+    for p in passages:
+        chunk = stored.get(p.chunk_id) if p.chunk_id is not None else None
+        if chunk is None:
+            spans[p.n] = sentences.split(p.text, embedder)
+            continue
+        spans[p.n] = sentences.spans_of(chunk)
+        passage_lexemes[p.n] = chunk.chunk_lexemes
+        for row in chunk.rows:
+            by_span[(p.n, row.char_start)] = row
+    candidates = sentences.select_candidates(passages, spans)
+    vectors: dict[int, np.ndarray] = {}
+    lexemes: dict[int, frozenset[str]] = {}
+    for i, (n, start, _end, _text) in enumerate(candidates):
+        found = by_span.get((n, start))
+        if found is not None and found.embedding is not None:
+            vectors[i] = found.embedding
+            if found.lexemes is not None:
+                lexemes[i] = found.lexemes
+    return _Inputs(candidates, vectors, lexemes, passage_lexemes)
+
+
 async def score_sentences(
     *,
     query: str,
@@ -259,27 +354,64 @@ async def score_sentences(
     lexer: Lexer,
     idf: IdfLookup | None = None,
     question: str | None = None,
+    stored: Mapping[int, ChunkSentences] | None = None,
 ) -> list[ScoredSentence]:
     """Every usable sentence of ``passages`` with its support for ``query``, best first.
 
     ``idf``: the workspace's term statistics (:func:`pg_workspace_idf`); None, or a
     lookup that returns None, uses the context's sentences. ``question``: the text whose
-    expected answer type marks sentences (defaults to ``query``)."""
-    candidates = candidate_sentences(passages, embedder)
+    expected answer type marks sentences (defaults to ``query``). ``stored``: the stored
+    sentences of the passages' chunks by chunk id (:func:`pg_answer_inputs`): their vectors
+    and lexemes are used as they are; what is missing is computed (same values)."""
+    # Splitting (when nothing is stored) and reading the stored rows: off the event loop.
+    inputs = await asyncio.to_thread(_inputs, passages, embedder, stored or {})
+    candidates = inputs.candidates
     if not candidates:
         return []
-    vectors = await embedder.embed_documents([c[3] for c in candidates])
-    lexemes = await lexer([query, *(c[3] for c in candidates), *(p.text for p in passages)])
-    query_terms = lexemes[0]
-    sentence_terms = lexemes[1 : 1 + len(candidates)]
-    context_terms = frozenset().union(*lexemes[1 + len(candidates) :])
+    known = inputs.vectors
+    missing = [i for i in range(len(candidates)) if i not in known]
+    if missing:
+        fresh = await embedder.embed_documents([candidates[i][3] for i in missing])
+        known = {**known, **dict(zip(missing, fresh, strict=True))}
+    vectors = [known[i] for i in range(len(candidates))]
+    unlexed = [i for i in range(len(candidates)) if i not in inputs.lexemes]
+    bare = [p for p in passages if p.n not in inputs.passage_lexemes]
+    lexed = await lexer([query, *(candidates[i][3] for i in unlexed), *(p.text for p in bare)])
+    query_terms = lexed[0]
+    by_index = {**inputs.lexemes, **dict(zip(unlexed, lexed[1 : 1 + len(unlexed)], strict=True))}
+    sentence_terms = [by_index[i] for i in range(len(candidates))]
+    context_terms = frozenset().union(*inputs.passage_lexemes.values(), *lexed[1 + len(unlexed) :])
     weights = await idf(query_terms) if idf is not None else None
     if weights is None:
         weights = context_idf(query_terms, sentence_terms)
+    asked = question if question is not None else query
+    return await asyncio.to_thread(
+        _scored,
+        candidates,
+        vectors,
+        sentence_terms,
+        query_terms,
+        context_terms,
+        weights,
+        query_vector,
+        asked,
+    )
+
+
+def _scored(
+    candidates: Sequence[sentences.Candidate],
+    vectors: Sequence[np.ndarray],
+    sentence_terms: Sequence[frozenset[str]],
+    query_terms: frozenset[str],
+    context_terms: frozenset[str],
+    weights: dict[str, float],
+    query_vector: np.ndarray,
+    asked: str,
+) -> list[ScoredSentence]:
+    """The support of each candidate (the module doc's formula), best first."""
     coverage = _coverage(query_terms, weights, sentence_terms)
     window = _coverage(query_terms, weights, _windows(candidates, sentence_terms))
     (in_context,) = _coverage(query_terms, weights, [context_terms])
-    asked = question if question is not None else query
     kind = answer_types.expected_type(asked)
     q = np.asarray(query_vector, dtype=np.float32)
     cosines = np.asarray(vectors, dtype=np.float32) @ q

@@ -132,13 +132,58 @@ async def workspace_chunk_count(session: AsyncSession, workspace_id: object) -> 
 async def document_frequencies(
     session: AsyncSession, workspace_id: object, terms: Sequence[str]
 ) -> dict[str, float]:
-    """Chunks of the workspace holding each lexeme (those that occur)."""
+    """Chunks of the workspace holding each lexeme (those that occur): ``retrieval_terms.df``,
+    which the chunks triggers keep equal to the lexeme's postings (migration 0009)."""
     rows = await session.execute(
         text(
-            """SELECT lexeme, count(*) FROM retrieval_postings
-                WHERE workspace_id = :ws AND lexeme = ANY(CAST(:terms AS text[]))
-                GROUP BY lexeme"""
+            """SELECT lexeme, df FROM retrieval_terms
+                WHERE workspace_id = :ws AND lexeme = ANY(CAST(:terms AS text[])) AND df > 0"""
         ),
         {"ws": workspace_id, "terms": list(terms)},
     )
     return {str(r[0]): float(r[1]) for r in rows.all()}
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """The lexemes of some texts, with the workspace's chunk count and the document
+    frequency of each of those lexemes that occurs."""
+
+    lexemes: list[frozenset[str]]
+    chunks: int
+    df: dict[str, float]
+
+
+_TERM_STATS = text(
+    """WITH lex AS (
+           SELECT i, tsvector_to_array(to_tsvector('english', t)) AS terms
+             FROM unnest(CAST(:texts AS text[])) WITH ORDINALITY AS u(t, i))
+       SELECT 0 AS kind, i, terms, NULL::text AS lexeme, NULL::bigint AS n FROM lex
+       UNION ALL
+       SELECT 1, NULL, NULL, NULL, coalesce(sum(n_chunks), 0)
+         FROM retrieval_source_stats WHERE workspace_id = :ws
+       UNION ALL
+       SELECT 2, NULL, NULL, t.lexeme, t.df
+         FROM retrieval_terms t
+        WHERE t.workspace_id = :ws AND t.df > 0
+          AND t.lexeme IN (SELECT DISTINCT unnest(terms) FROM lex)"""
+)
+
+
+async def term_stats(
+    session: AsyncSession, workspace_id: object, texts: Sequence[str]
+) -> TermStats:
+    """:class:`TermStats` of ``texts`` in one statement: what :func:`lexemes`,
+    :func:`workspace_chunk_count` and :func:`document_frequencies` give in three."""
+    lexed: dict[int, frozenset[str]] = {}
+    chunks = 0
+    df: dict[str, float] = {}
+    rows = await session.execute(_TERM_STATS, {"texts": list(texts), "ws": workspace_id})
+    for kind, i, terms, lexeme, n in rows.all():
+        if kind == 0:
+            lexed[int(i)] = frozenset(terms or ())
+        elif kind == 1:
+            chunks = int(n or 0)
+        else:
+            df[str(lexeme)] = float(n)
+    return TermStats([lexed[i] for i in range(1, len(texts) + 1)], chunks, df)

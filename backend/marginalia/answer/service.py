@@ -111,8 +111,19 @@ async def answer_from_context(
     if not score_only and calibration is None:
         calibration = load_calibration(settings=ctx.settings)
     resolved = context.resolved_query is not None and context.resolved_vector is not None
+    query = context.resolved_query if resolved and context.resolved_query else context.query
+    salient = gate.salient_terms(question)
+    # One session, two statements: the terms' lexemes and statistics, the stored sentences.
+    inputs = await offline.pg_answer_inputs(
+        ctx.db,
+        context.scope.workspace_id,
+        query=query,
+        question=question,
+        salient=salient,
+        chunk_ids=[p.chunk_id for p in context.passages if p.chunk_id is not None],
+    )
     scored = await offline.score_sentences(
-        query=context.resolved_query if resolved and context.resolved_query else context.query,
+        query=query,
         query_vector=(
             context.resolved_vector
             if resolved and context.resolved_vector is not None
@@ -120,14 +131,13 @@ async def answer_from_context(
         ),
         passages=context.passages,
         embedder=ctx.embedder,
-        lexer=offline.pg_lexer(ctx.db),
-        idf=offline.pg_workspace_idf(ctx.db, context.scope.workspace_id),
+        lexer=inputs.lexer(offline.pg_lexer(ctx.db)),
+        idf=inputs.idf(),
         question=question,
+        stored=inputs.stored,
     )
     evidence = offline.evidence_score(scored)
-    stats = await offline.pg_question_stats(ctx.db, context.scope.workspace_id)(
-        question, gate.salient_terms(question)
-    )
+    stats = offline.question_stats(inputs.stats.lexemes[1], inputs.stats.lexemes[2:], inputs.stats)
     gate_features = gate.features(
         question=question,
         sentences=[

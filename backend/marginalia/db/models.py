@@ -191,6 +191,10 @@ class Source(SQLModel, table=True):
     citation_count: int | None = None
     content_hash: str | None = None
     abstract_only: bool = False
+    # What the source's record says (issue 13): OpenAlex concepts/topics with their levels
+    # and the works it references (OpenAlex referenced_works, unarXive bib_entries).
+    metadata_concepts: list[dict[str, Any]] = _json([])
+    metadata_references: list[dict[str, Any]] = _json([])
     file_key: str | None = None
     file_name: str | None = None
     content_type: str | None = None
@@ -589,12 +593,10 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = _created()
 
 
-from marginalia.db.models_accounts import (  # noqa: E402, F401  (registers the tables)
-    UserSession,
-    WorkspaceMember,
-)
+from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalImpact,
     RetrievalSourceStats,
     RetrievalTerm,
 )
+from marginalia.db.models_sentences import ChunkSentence  # noqa: E402, F401  (registers the table)

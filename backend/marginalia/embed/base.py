@@ -87,3 +87,10 @@ def l2_normalise(vectors: npt.NDArray[np.floating], *, model_id: str = "model") 
     if not np.isfinite(out).all():  # pragma: no cover - guarded above
         raise EmbeddingError(f"{model_id} produced non-finite values after normalisation")
     return out
+
+
+def normalised_mean(vectors: npt.NDArray[np.floating]) -> FloatArray:
+    """The mean of ``vectors`` scaled to unit length (a zero mean is returned as is)."""
+    mean = np.asarray(vectors, dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm if norm > 0 else mean).astype(np.float32)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from marginalia.answer import sentences
 from marginalia.db.repositories import embedding_model as pin_repo
 from marginalia.db.repositories import embeddings as repo
+from marginalia.db.repositories import sentences as sentences_repo
 from marginalia.embed.base import Embedder
 from marginalia.jobs.context import JobContext
 from marginalia.jobs.registry import job
@@ -35,6 +37,9 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
     embedder = runtime.embedder
     counts: dict[str, int] = {}
     async with runtime.db.transaction() as session:
+        # Answers compute the sentences of a chunk without stored ones, with the
+        # configured model, until they are stored again below.
+        await sentences_repo.delete_all(session)
         dims = await repo.column_dims(session)
         if any(d != embedder.dim for d in dims.values()):
             await ctx.emit(f"changing vector columns to {embedder.dim} dimensions", stage="schema")
@@ -70,8 +75,30 @@ async def reembed_job(ctx: JobContext) -> dict[str, Any]:
                 type="progress",
             )
         counts[table] = done
+    counts["chunk_sentences"] = await _rebuild_sentences(ctx)
     async with runtime.db.transaction() as session:
         await repo.refresh_source_means(session)
         await pin_repo.repin(session, embedder.model_id, embedder.dim)
     await ctx.emit(f"pinned {embedder.model_id} ({embedder.dim}-d)", stage="done", progress=1.0)
     return {"model": embedder.model_id, "dim": embedder.dim, "reembedded": counts}
+
+
+async def _rebuild_sentences(ctx: JobContext) -> int:
+    """Every chunk's sentences, split and embedded again (answer/sentences.py); the
+    sentences of one batch of chunks are replaced in one transaction."""
+    runtime = ctx.runtime
+    after: int | None = None
+    done = 0
+    while True:
+        async with runtime.db.session() as session:
+            rows = await sentences_repo.chunk_texts_after(session, after, BATCH)
+        if not rows:
+            return done
+        computed = await sentences.compute([t for _, t in rows], runtime.embedder)
+        async with runtime.db.transaction() as session:
+            await sentences_repo.replace(
+                session, [(chunk_id, s) for (chunk_id, _), s in zip(rows, computed, strict=True)]
+            )
+        done += len(rows)
+        after = rows[-1][0]
+        await ctx.emit(f"chunk sentences: {done} chunks re-embedded", stage="embedding")

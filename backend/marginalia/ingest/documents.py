@@ -118,3 +118,13 @@ class PageIndex:
     def offset(self, page_number: int, char: int) -> int:
         i = page_number - self.pages[0].number
         return self.starts[i] + char
+
+
+def content_type_for(kind: str) -> str:
+    """The media type stored for a document of ``kind`` whose upload named none."""
+    return {
+        "pdf": "application/pdf",
+        "html": "text/html",
+        "markdown": "text/markdown",
+        "text": "text/plain",
+    }.get(kind, "application/octet-stream")

@@ -20,11 +20,13 @@ from typing import Any, Protocol
 import numpy as np
 from sqlalchemy.exc import IntegrityError
 
+from marginalia.answer import sentences
 from marginalia.config import Settings
 from marginalia.db import Database
 from marginalia.db.repositories import sources as sources_repo
+from marginalia.db.repositories.sentences import NewSentence
 from marginalia.db.repositories.sources import NewChunk
-from marginalia.embed.base import Embedder
+from marginalia.embed.base import Embedder, normalised_mean
 from marginalia.embed.pinning import ensure_pinned
 from marginalia.errors import MarginaliaError, NotFoundError
 from marginalia.ingest.chunking import chunk_document
@@ -36,7 +38,7 @@ from marginalia.ingest.dedup import (
     match_cheap_layers,
     record_from_row,
 )
-from marginalia.ingest.documents import Chunk, ParsedDocument
+from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for
 from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
@@ -79,6 +81,10 @@ class SourceMetadata:
     origin: str = "upload"
     # True when only the title/abstract could be had (no reachable full text).
     abstract_only: bool = False
+    # The record's concepts/topics and references (sources.candidate.MetadataConcept /
+    # MetadataReference as dicts): used by the knowledge update (issue 13).
+    concepts: list[dict[str, Any]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -131,6 +137,7 @@ class _Prepared:
     chunks: list[Chunk]
     progress: Progress
     upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
+    sentences: list[list[NewSentence]] = field(default_factory=list)  # per chunk, once embedded
 
 
 @dataclass
@@ -281,10 +288,13 @@ async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]
                 message = f"embedding {done[i]}/{len(p.chunks)} passages of {p.filename}"
                 await p.progress("embedding", message, fraction)
     vectors = np.concatenate(parts) if parts else np.zeros((0, embedder.dim), np.float32)
+    # The sentences the offline engine scores, embedded once here (answer/sentences.py).
+    rows = await sentences.compute(texts, embedder)
     out: list[np.ndarray] = []
     start = 0
     for p in group:
         out.append(vectors[start : start + len(p.chunks)])
+        p.sentences = rows[start : start + len(p.chunks)]
         start += len(p.chunks)
     return out
 
@@ -299,7 +309,7 @@ async def _store(
 ) -> IngestOutcome:
     """The embedding dedup layer (when asked), then one transaction for the source."""
     p, filename, parsed = prepared, prepared.filename, prepared.parsed
-    mean = _normalised_mean(vectors)
+    mean = normalised_mean(vectors)
     if embedding_dedup and p.upgrade_of is None:
         async with ctx.db.session() as session:
             nearest = await sources_repo.nearest_by_mean_embedding(
@@ -335,15 +345,19 @@ async def _store(
         "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
         "citation_count": meta.citation_count,
         "abstract_only": meta.abstract_only,
+        "metadata_concepts": list(meta.concepts),
+        "metadata_references": list(meta.references),
         "content_hash": p.digest,
         "file_key": stored.key,
         "file_name": filename,
-        "content_type": p.content_type or _content_type_for(parsed.kind),
+        "content_type": p.content_type or content_type_for(parsed.kind),
         "byte_size": len(p.data),
         "page_count": parsed.page_count,
         "mean_embedding": mean,
     }
-    new_chunks = [NewChunk.from_chunk(c, vectors[i]) for i, c in enumerate(p.chunks)]
+    new_chunks = [
+        NewChunk.from_chunk(c, vectors[i], p.sentences[i]) for i, c in enumerate(p.chunks)
+    ]
     pages = [(page.number, page.text) for page in parsed.pages]
     if p.upgrade_of is not None:
         async with ctx.db.transaction() as session:
@@ -583,18 +597,3 @@ async def ingest_many(
             )
         except MarginaliaError as exc:
             yield n, exc
-
-
-def _normalised_mean(vectors: np.ndarray) -> np.ndarray:
-    mean = vectors.mean(axis=0)
-    norm = float(np.linalg.norm(mean))
-    return (mean / norm if norm > 0 else mean).astype(np.float32)
-
-
-def _content_type_for(kind: str) -> str:
-    return {
-        "pdf": "application/pdf",
-        "html": "text/html",
-        "markdown": "text/markdown",
-        "text": "text/plain",
-    }.get(kind, "application/octet-stream")

@@ -2,20 +2,34 @@
 paged for large workspaces.
 
 Paging: the nodes are ordered by importance within their type — sources by citations here,
-then citation count, then quality; concepts by the number of sources that discuss them,
-then centrality; saved answers newest first — and the three orders are interleaved in
-proportion to their sizes, so every page is a representative slice of the map. A page
-carries the edges whose two ends are on this page or an earlier one and one end is on this
-page: pages never repeat a node or an edge, and all pages together are the whole graph.
-The cursor is the offset of the next page's first node in that order (a number as text),
-so a graph that changes between two requests may shift by the nodes added meanwhile.
+then citation count, then quality; concepts by the number of sources that discuss them;
+saved answers newest first; ties by id — and the three orders are interleaved in proportion
+to their sizes, so every page is a representative slice of the map. A page carries the
+edges whose two ends are on this page or an earlier one and one end is on this page: pages
+never repeat a node or an edge, and all pages together are the whole graph.
+
+The cursor is a keyset, not an offset: opaque (base64url JSON), it holds the time of the
+first page (the snapshot) and, per node type, the key (importance, id) of the last node
+delivered and how many were. The next page is each type's nodes after that key. Sources,
+concepts and answers created after the snapshot are left out of the later pages (the
+canvas refetches from the first page when a job adds some), and the importance counts only
+what the snapshot's sources contribute, so a source arriving while a client pages neither
+shifts a page nor changes the order of what is still to come: every node of the snapshot
+comes exactly once. (What the snapshot cannot hold still: a source's own citation count or
+quality changed by enrichment between two pages, and which concepts ``max_concepts`` keeps
+when their centrality is recomputed meanwhile.)
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import uuid
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from pydantic import ValidationError
 
@@ -35,37 +49,92 @@ from marginalia.knowledge.views import (
     SynthesisPassage,
 )
 
-MAX_CURSOR = 10_000_000
+TYPES = ("source", "concept", "synthesis")
+MAX_CURSOR_CHARS = 2048
+NodeKey = tuple[tuple[float, ...], str]
 
 
-def parse_cursor(cursor: str | None) -> int:
-    """The offset a cursor names; a cursor that is not one is the caller's error."""
+@dataclass
+class Cursor:
+    """Where the next page starts: the snapshot's time, and per node type the key of the
+    last node delivered and how many of that type were."""
+
+    as_of: datetime
+    last: dict[str, NodeKey] = field(default_factory=dict)
+    delivered: dict[str, int] = field(default_factory=dict)
+
+    def encode(self) -> str:
+        body = {
+            "v": 1,
+            "t": self.as_of.isoformat(),
+            "k": {t: [list(k[0]), k[1]] for t, k in self.last.items()},
+            "n": self.delivered,
+        }
+        raw = json.dumps(body, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def parse_cursor(cursor: str | None) -> Cursor | None:
+    """The position a cursor names (None: the first page); a cursor that is not one of
+    this endpoint's ``next_cursor`` is the caller's error."""
     if cursor is None or cursor == "":
-        return 0
-    if not cursor.isdigit() or len(cursor) > 8 or int(cursor) > MAX_CURSOR:
-        raise ValidationFailed(f"cursor {cursor[:40]!r} is not a next_cursor of this graph")
-    return int(cursor)
+        return None
+    bad = ValidationFailed(f"cursor {cursor[:40]!r} is not a next_cursor of this graph")
+    if len(cursor) > MAX_CURSOR_CHARS:
+        raise bad
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if not isinstance(body, dict) or body.get("v") != 1:
+            raise bad
+        as_of = datetime.fromisoformat(body["t"])
+        if as_of.tzinfo is None:
+            raise bad
+        last: dict[str, NodeKey] = {}
+        for t, k in dict(body["k"]).items():
+            values, node_id = k
+            if t not in TYPES or not isinstance(node_id, str) or not isinstance(values, list):
+                raise bad
+            if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                raise bad
+            last[t] = (tuple(float(v) for v in values), node_id)
+        delivered = {str(t): int(n) for t, n in dict(body["n"]).items()}
+        if any(t not in TYPES or n < 0 for t, n in delivered.items()):
+            raise bad
+    except (ValueError, TypeError, KeyError, RecursionError, binascii.Error) as exc:
+        raise bad from exc
+    return Cursor(as_of=as_of, last=last, delivered=delivered)
+
+
+def node_key(node: GraphNode, importance: Mapping[str, tuple[float, ...]]) -> NodeKey:
+    """A node's place in its type's order: most important first, ties by id."""
+    return (tuple(-v for v in importance.get(node.id, ())), node.id)
 
 
 def importance_order(
-    nodes: Sequence[GraphNode], importance: Mapping[str, tuple[float, ...]]
+    nodes: Sequence[GraphNode],
+    importance: Mapping[str, tuple[float, ...]],
+    *,
+    already: Mapping[str, int] | None = None,
 ) -> list[GraphNode]:
     """Each type's nodes most important first (ties by id), interleaved by type in
     proportion to each type's size: the k-th node of a type of n stands at about k/n, so
-    the first page opens with the most important node of every type."""
+    the first page opens with the most important node of every type. ``already``: how many
+    of each type earlier pages delivered (they count towards the type's share)."""
+    done = dict(already or {})
     by_type: dict[str, list[GraphNode]] = {}
     for n in nodes:
         by_type.setdefault(n.type, []).append(n)
     for group in by_type.values():
-        group.sort(key=lambda n: (tuple(-v for v in importance.get(n.id, ())), n.id))
+        group.sort(key=lambda n: node_key(n, importance))
     ordered: list[GraphNode] = []
     taken = dict.fromkeys(by_type, 0)
-    types = sorted(by_type, key=["source", "concept", "synthesis"].index)
+    types = sorted(by_type, key=TYPES.index)
+    size = {t: done.get(t, 0) + len(by_type[t]) for t in types}
     while len(ordered) < len(nodes):
         # The type furthest behind its share goes next.
         t = min(
             (t for t in types if taken[t] < len(by_type[t])),
-            key=lambda t: (taken[t] / len(by_type[t]), types.index(t)),
+            key=lambda t: ((done.get(t, 0) + taken[t]) / size[t], types.index(t)),
         )
         ordered.append(by_type[t][taken[t]])
         taken[t] += 1
@@ -78,27 +147,41 @@ def page_graph(
     importance: Mapping[str, tuple[float, ...]],
     *,
     limit: int | None,
-    offset: int = 0,
+    cursor: Cursor,
 ) -> GraphView:
-    """One page of the graph (see the module's docstring); ``limit`` None: all of it."""
-    ordered = importance_order(nodes, importance)
-    total = len(ordered)
-    end = total if limit is None else min(total, offset + limit)
-    position = {n.id: i for i, n in enumerate(ordered)}
-    page_edges = []
-    for e in edges:
-        a, b = position.get(e.source), position.get(e.target)
-        if a is None or b is None:
-            continue
-        last = max(a, b)
-        if offset <= last < end:
-            page_edges.append(e)
+    """The page after ``cursor`` (see the module's docstring); ``limit`` None: all the rest."""
+
+    def before(n: GraphNode) -> bool:
+        last = cursor.last.get(n.type)
+        return last is not None and node_key(n, importance) <= last
+
+    earlier = {n.id for n in nodes if before(n)}
+    ordered = importance_order(
+        [n for n in nodes if n.id not in earlier], importance, already=cursor.delivered
+    )
+    page = ordered if limit is None else ordered[:limit]
+    on_page = {n.id for n in page}
+    known = earlier | on_page
+    page_edges = [
+        e
+        for e in edges
+        if (e.source in on_page or e.target in on_page) and e.source in known and e.target in known
+    ]
+    remaining = len(ordered) - len(page)
+    next_cursor = None
+    if remaining:
+        last = dict(cursor.last)
+        delivered = dict(cursor.delivered)
+        for n in page:
+            last[n.type] = node_key(n, importance)
+            delivered[n.type] = delivered.get(n.type, 0) + 1
+        next_cursor = Cursor(as_of=cursor.as_of, last=last, delivered=delivered).encode()
     return GraphView(
-        nodes=list(ordered[offset:end]),
+        nodes=list(page),
         edges=page_edges,
-        total_nodes=total,
-        next_cursor=str(end) if end < total else None,
-        remaining=total - end,
+        total_nodes=len(nodes),
+        next_cursor=next_cursor,
+        remaining=remaining,
     )
 
 
@@ -117,9 +200,11 @@ async def graph_view(
     nodes in order of importance (see :func:`page_graph`); ``cursor`` is the previous
     page's ``next_cursor``. None: the whole graph in one page.
     """
-    offset = parse_cursor(cursor)
+    position = parse_cursor(cursor)
     async with ctx.db.session() as session:
         await require_workspace(session, workspace_id)
+        as_of = position.as_of if position else await repo.database_now(session)
+        position = position or Cursor(as_of=as_of)
         sources = await repo.workspace_sources(session, workspace_id)
         concepts = await repo.list_concepts(session, workspace_id)
         links = await repo.source_concept_links(session, workspace_id)
@@ -128,6 +213,13 @@ async def graph_view(
         clusters = await repo.list_clusters(session, workspace_id)
         syntheses = await repo.syntheses(session, workspace_id) if include_syntheses else []
         citations = await cite_repo.citation_edges(session, workspace_id)
+    # The snapshot: what existed when the first page was made.
+    sources = [s for s in sources if s.created_at is None or s.created_at <= as_of]
+    concepts = [c for c in concepts if c.created_at is None or c.created_at <= as_of]
+    syntheses = [s for s in syntheses if s.created_at is None or s.created_at <= as_of]
+    source_ids = {s.id for s in sources}
+    links = [(sid, cid) for sid, cid in links if sid in source_ids]
+    citations = [c for c in citations if c.citing in source_ids]
     cited_by = Counter(c.cited for c in citations)
     cluster_of = {sid: c.id for c, members in clusters for sid in members}
     if max_concepts is not None:
@@ -135,7 +227,6 @@ async def graph_view(
         concepts = sorted(keep, key=lambda c: c.slug)
     by_id: dict[uuid.UUID, Concept] = {c.id: c for c in concepts}
     df = Counter(cid for _, cid in links)
-    source_ids = {s.id for s in sources}
     nodes: list[GraphNode] = []
     for s in sources:
         nodes.append(
@@ -263,10 +354,13 @@ async def graph_view(
         for s in sources
     }
     for c in concepts:
-        importance[f"concept:{c.slug}"] = (float(df.get(c.id, 0)), float(c.centrality or 0.0))
+        # Not the centrality: a knowledge update recomputes it while a client pages.
+        importance[f"concept:{c.slug}"] = (float(df.get(c.id, 0)),)
     for rank, syn in enumerate(syntheses):  # newest first
-        importance[f"synthesis:{syn.message_id}"] = (float(-rank),)
-    return page_graph(nodes, edges, importance, limit=limit, offset=offset)
+        importance[f"synthesis:{syn.message_id}"] = (
+            (syn.created_at.timestamp(),) if syn.created_at else (float(-rank),)
+        )
+    return page_graph(nodes, edges, importance, limit=limit, cursor=position)
 
 
 def _synthesis_answer(syn: repo.SynthesisRow) -> SynthesisAnswer:

@@ -5282,7 +5282,7 @@ export interface operations {
                 max_concepts?: number | null;
                 /** @description nodes per page, most important first */
                 limit?: number;
-                /** @description the previous page's `next_cursor` */
+                /** @description the previous page's `next_cursor` (opaque) */
                 cursor?: string | null;
             };
             header?: never;

@@ -43,7 +43,7 @@ async def get_graph(
     ] = 1500,
     cursor: Annotated[
         str | None,
-        Query(max_length=16, description="the previous page's `next_cursor`"),
+        Query(max_length=2048, description="the previous page's `next_cursor` (opaque)"),
     ] = None,
 ) -> GraphView:
     """One page of the canvas graph: nodes by importance, the edges that close on it, and

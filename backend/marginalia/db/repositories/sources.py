@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pgvector.psycopg.vector import VectorBinaryDumper
 from pgvector.sqlalchemy import Vector
-from psycopg.types import TypeInfo
 from psycopg.types.json import Jsonb
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.dialects.postgresql import JSONB
@@ -18,10 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
 from marginalia.db.models import Chunk, Source, SourcePage
+from marginalia.db.repositories import sentences as sentences_repo
+from marginalia.db.repositories.binary import Statement
+from marginalia.db.repositories.binary import execute_many as _execute_many
+from marginalia.db.repositories.sentences import NewSentence
 
 if TYPE_CHECKING:
-    from psycopg import AsyncConnection
-
     from marginalia.ingest.documents import Chunk as ParsedChunk
 
 
@@ -37,9 +37,13 @@ class NewChunk:
     char_end: int | None
     token_count: int
     embedding: np.ndarray
+    #: Its sentences with their vectors (``chunk_sentences``); none stored when empty.
+    sentences: tuple[NewSentence, ...] = ()
 
     @classmethod
-    def from_chunk(cls, chunk: ParsedChunk, embedding: np.ndarray) -> NewChunk:
+    def from_chunk(
+        cls, chunk: ParsedChunk, embedding: np.ndarray, sentences: Sequence[NewSentence] = ()
+    ) -> NewChunk:
         return cls(
             chunk_index=chunk.index,
             text=chunk.text,
@@ -51,6 +55,7 @@ class NewChunk:
             char_end=chunk.char_end,
             token_count=chunk.token_count,
             embedding=embedding,
+            sentences=tuple(sentences),
         )
 
 
@@ -92,29 +97,6 @@ def _chunk_rows(
     ]
 
 
-Statement = tuple[str, Sequence[Sequence[Any]]]
-
-
-async def _execute_many(session: AsyncSession, *statements: Statement) -> None:
-    """Each ``(sql, rows)`` in turn by ``executemany``, through the session's own
-    connection (same transaction), numpy vectors sent in pgvector's binary form (``%b``):
-    formatting 384 floats as text per row in Python and parsing them back in the server
-    was ~15% of a chunk insert."""
-    connection = await session.connection()
-    raw: AsyncConnection[Any] | None = (await connection.get_raw_connection()).driver_connection
-    assert raw is not None  # a checked-out connection always has its driver connection
-    info = await TypeInfo.fetch(raw, "vector")
-    if info is None:
-        raise RuntimeError("the vector type is missing: is the pgvector extension installed?")
-    async with raw.cursor() as cursor:
-        # Registered on this cursor only, so nothing else on the pooled connection changes.
-        dumper = type("NumpyVectorDumper", (VectorBinaryDumper,), {"oid": info.oid})
-        cursor.adapters.register_dumper(np.ndarray, dumper)
-        for sql, rows in statements:
-            if rows:
-                await cursor.executemany(sql, rows)
-
-
 #: Chunks per INSERT statement: the lexical index is maintained by statement-level
 #: triggers (migration 0009), which aggregate df per statement, so many rows per statement.
 CHUNKS_PER_STATEMENT = 500
@@ -132,8 +114,14 @@ def _chunk_statements(rows: Sequence[tuple[Any, ...]]) -> list[Statement]:
     return out
 
 
-async def _insert_chunks(session: AsyncSession, rows: list[tuple[Any, ...]]) -> None:
-    await _execute_many(session, *_chunk_statements(rows))
+async def _insert_chunks(
+    session: AsyncSession, source_id: uuid.UUID, workspace_id: uuid.UUID, chunks: Sequence[NewChunk]
+) -> None:
+    """The chunks, then their sentences (same transaction)."""
+    await _execute_many(session, *_chunk_statements(_chunk_rows(source_id, workspace_id, chunks)))
+    await sentences_repo.insert_for_source(
+        session, source_id, [(c.chunk_index, c.sentences) for c in chunks]
+    )
 
 
 async def insert_source(
@@ -158,7 +146,7 @@ async def insert_source(
             [{"source_id": source.id, "page_number": n, "text": t} for n, t in pages],
         )
     if chunks:
-        await _insert_chunks(session, _chunk_rows(source.id, workspace_id, chunks))
+        await _insert_chunks(session, source.id, workspace_id, chunks)
     await session.refresh(source)
     return source
 
@@ -166,6 +154,8 @@ async def insert_source(
 #: Bibliographic columns an upgrade keeps from the metadata-only source when it has them
 #: (the imported record knows them better than a parsed PDF does).
 _KEPT_ON_UPGRADE = (
+    "metadata_concepts",
+    "metadata_references",
     "title",
     "authors",
     "year",
@@ -211,7 +201,7 @@ async def upgrade_source(
             [{"source_id": source.id, "page_number": n, "text": t} for n, t in pages],
         )
     if chunks:
-        await _insert_chunks(session, _chunk_rows(source.id, source.workspace_id, chunks))
+        await _insert_chunks(session, source.id, source.workspace_id, chunks)
     await session.refresh(source)
     return source
 
@@ -377,6 +367,32 @@ async def pages_for_source(session: AsyncSession, source_id: uuid.UUID) -> list[
         .order_by(col(SourcePage.page_number))
     )
     return list(result.scalars().all())
+
+
+async def pages_and_files(
+    session: AsyncSession, source_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, tuple[str, str | None, list[tuple[int, str]]]]:
+    """``source id → (kind, file key, [(page number, text)])`` of the given sources that
+    have pages, in one statement (where an answer's quotes stand)."""
+    if not source_ids:
+        return {}
+    result = await session.execute(
+        select(
+            col(SourcePage.source_id),
+            col(Source.kind),
+            col(Source.file_key),
+            col(SourcePage.page_number),
+            col(SourcePage.text),
+        )
+        .join(Source, col(Source.id) == col(SourcePage.source_id))
+        .where(col(SourcePage.source_id).in_(list(source_ids)))
+        .order_by(col(SourcePage.source_id), col(SourcePage.page_number))
+    )
+    out: dict[uuid.UUID, tuple[str, str | None, list[tuple[int, str]]]] = {}
+    for source_id, kind, file_key, number, page_text in result.all():
+        entry = out.setdefault(source_id, (str(kind), file_key, []))
+        entry[2].append((int(number), str(page_text)))
+    return out
 
 
 async def delete_source(session: AsyncSession, source_id: uuid.UUID) -> bool:

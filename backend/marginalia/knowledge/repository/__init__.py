@@ -43,6 +43,7 @@ from marginalia.knowledge.repository.concepts import (
 )
 from marginalia.knowledge.repository.graph import (
     SynthesisRow,
+    database_now,
     delete_source_edges,
     insert_source_edges,
     list_clusters,
@@ -102,6 +103,7 @@ __all__ = [
     "count_concepts",
     "count_evidence",
     "count_ready_sources",
+    "database_now",
     "delete_claims_of_source",
     "delete_concepts",
     "delete_source",

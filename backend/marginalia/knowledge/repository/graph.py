@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select, text
@@ -114,6 +115,13 @@ class SynthesisRow:
     claim_count: int
     claims: list[dict[str, Any]] = field(default_factory=list)
     passages: list[dict[str, Any]] = field(default_factory=list)
+    created_at: datetime | None = None
+
+
+async def database_now(session: AsyncSession) -> datetime:
+    """The database's clock (the one ``created_at`` defaults come from)."""
+    now: datetime = (await session.execute(text("SELECT now()"))).scalar_one()
+    return now
 
 
 async def syntheses(
@@ -138,7 +146,8 @@ async def syntheses(
                       FROM jsonb_array_elements(
                              CASE WHEN jsonb_typeof(m.answer -> 'passages') = 'array'
                                   THEN m.answer -> 'passages' ELSE '[]'::jsonb END) p
-                   ) AS passages
+                   ) AS passages,
+                   m.created_at
               FROM messages m JOIN conversations c ON c.id = m.conversation_id
              WHERE c.workspace_id = :ws AND m.role = 'assistant'
                AND COALESCE((m.answer ->> 'refused')::boolean, false) = false
@@ -181,6 +190,7 @@ async def syntheses(
                 claim_count=int(r[5]),
                 claims=[c for c in (r[6] or []) if isinstance(c, dict)],
                 passages=passages,
+                created_at=r[8],
             )
         )
     return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,8 @@ class SourceRow:
     total_chars: int
     quality_score: float | None = None
     tldr: str | None = None
+    created_at: datetime | None = None
+    metadata_concepts: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def get_source(session: AsyncSession, source_id: uuid.UUID) -> Source | None:
@@ -93,6 +96,8 @@ async def workspace_sources(
             lengths.c.chars,
             col(Source.quality_score),
             col(Source.tldr),
+            col(Source.created_at),
+            col(Source.metadata_concepts),
         )
         .outerjoin(lengths, lengths.c.source_id == col(Source.id))
         .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
@@ -120,6 +125,8 @@ async def workspace_sources(
                 total_chars=int(r[9] or len(r[5] or "")),
                 quality_score=r[10],
                 tldr=r[11],
+                created_at=r[12],
+                metadata_concepts=list(r[13] or []),
             )
         )
     return rows

@@ -9,7 +9,10 @@ import {
   MiniMap,
   ReactFlow,
   ReactFlowProvider,
+  getViewportForBounds,
   useReactFlow,
+  useStore,
+  type ReactFlowState,
   type Edge,
   type Node,
   type NodeChange,
@@ -25,11 +28,12 @@ import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
 import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
 import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
-import { NODE_SIZE, toGraph, type CanvasNodeData, type Graph } from './model'
+import { NODE_SIZE, toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
+import { OVERVIEW_ZOOM, Overview } from './Overview'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
 
@@ -37,6 +41,12 @@ import { Toolbar } from './Toolbar'
 const LAYOUT_TIME_LIMIT_MS = 20_000
 /** Past this many nodes only what is on screen is rendered. */
 const VISIBLE_ONLY_ABOVE = 300
+/** The first render after a layout adds this many nodes per task (nearest the view's centre
+ * first), so no main-thread task runs long; a live update's few new nodes come at once. */
+const REVEAL_CHUNK = 40
+const FIT_PADDING = 0.1
+const FIT_MAX_ZOOM = 1.2
+const FOCUS_ZOOM = 1.1
 
 let sharedCache: LayoutCache | null = null
 function layoutCache(): LayoutCache {
@@ -60,6 +70,9 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     () => (graphQuery.data ? toGraph(graphQuery.data, sources.data ?? []) : null),
     [graphQuery.data, sources.data],
   )
+  // What the layout depends on: the graph as served, not the sources list joined to it (its
+  // arrival must not lay everything out a second time).
+  const structure = useMemo<Graph | null>(() => (graphQuery.data ? toGraph(graphQuery.data) : null), [graphQuery.data])
   const [layout, setLayout] = useState<GraphLayout | null>(null)
   const [layoutError, setLayoutError] = useState<string | null>(null)
   const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES))
@@ -71,10 +84,10 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const fitted = useRef(false)
 
   useEffect(() => {
-    if (!graph) return
+    if (!structure) return
     let cancelled = false
     performance.mark('canvas-layout-start')
-    layoutGraph(graph, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
+    layoutGraph(structure, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
       .then((l) => {
         performance.mark('canvas-layout-end')
         if (!cancelled) setLayout(l)
@@ -83,32 +96,137 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     return () => {
       cancelled = true
     }
-  }, [graph])
+  }, [structure])
+
+  // ?focus=<node id> (links from the path and wiki views): the view opens centred on it.
+  const [params] = useSearchParams()
+  const focus = params.get('focus')
+
+  // The first view is set from the layout itself (no node needs measuring first), before any
+  // node is drawn: fit to the whole map, or centred on ?focus. Then the nodes are added a
+  // chunk per task, nearest the view's centre first (the rest of the map fills in around it).
+  const canvasRef = useRef<HTMLDivElement>(null)
+  const [revealOrder, setRevealOrder] = useState<string[]>([])
+  const [revealed, setRevealed] = useState(0)
+  /** The first view is set (and the reveal order known). */
+  const [viewSet, setViewSet] = useState(false)
+  const focused = useRef<string | null>(null)
+  // A big map zoomed out is the overview (one <canvas>): React Flow gets no nodes then.
+  const big = (layout?.positions.size ?? 0) > VISIBLE_ONLY_ABOVE
+  const zoomedOut = useStore(belowOverviewZoom)
+  const overview = big && zoomedOut && viewSet
+  const wasOverview = useRef(false)
+  useEffect(() => {
+    if (!layout) return
+    if (overview) {
+      wasOverview.current = true
+      setRevealed(0)
+      return
+    }
+    if (!wasOverview.current) return
+    // Zoomed in from the overview: draw the nodes again, nearest the view's centre first.
+    wasOverview.current = false
+    const pane = canvasRef.current?.getBoundingClientRect()
+    if (!pane) return
+    const centre = flow.screenToFlowPosition({ x: pane.left + pane.width / 2, y: pane.top + pane.height / 2 })
+    setRevealOrder(byDistance(layout, centre))
+  }, [overview, layout, flow])
+
+  useEffect(() => {
+    if (!layout || fitted.current) return
+    fitted.current = true
+    const f = focus ? layout.positions.get(focus) : undefined
+    const focusType = focus && graph?.nodes.find((n) => n.id === focus)?.type
+    if (focus && f && focusType) {
+      // Selected first: its panel takes its room beside the canvas before the view is set.
+      focused.current = focus
+      setSelected(focus)
+      setCursor(focus)
+    }
+    requestAnimationFrame(() => {
+      const pane = canvasRef.current?.getBoundingClientRect()
+      const width = pane?.width || 800
+      const height = pane?.height || 600
+      let centre: { x: number; y: number }
+      if (f && focusType) {
+        const size = NODE_SIZE[focusType]
+        centre = { x: f.x + size.width / 2, y: f.y + size.height / 2 }
+        // On a phone the panel is a sheet over the lower half: the node sits in the upper half.
+        const lift = phone() ? height / 4 : 0
+        void flow.setViewport({ x: width / 2 - centre.x * FOCUS_ZOOM, y: height / 2 - lift - centre.y * FOCUS_ZOOM, zoom: FOCUS_ZOOM })
+      } else {
+        const bounds = layoutBounds(layout)
+        centre = { x: bounds.x + bounds.width / 2, y: bounds.y + bounds.height / 2 }
+        void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
+      }
+      setRevealOrder(byDistance(layout, centre))
+      setViewSet(true)
+    })
+  }, [layout, focus, graph, flow])
+  // Later layouts (live updates) keep what is drawn and add what is new at once.
+  const allRevealed = viewSet && revealed >= revealOrder.length
+  const shown = useMemo(
+    () => (overview ? NOTHING : allRevealed ? null : new Set(revealOrder.slice(0, revealed))),
+    [overview, allRevealed, revealOrder, revealed],
+  )
+  const drawn = Boolean(layout) && (overview || allRevealed)
+  useEffect(() => {
+    if (drawn) performance.mark('canvas-rendered')
+  }, [drawn])
+  useEffect(() => {
+    if (!revealOrder.length || overview || revealed >= revealOrder.length) return
+    // After the browser has painted the last chunk, in a task of its own.
+    let timer = 0
+    const frame = requestAnimationFrame(() => {
+      timer = window.setTimeout(() => setRevealed((r) => r + REVEAL_CHUNK), 0)
+    })
+    return () => {
+      cancelAnimationFrame(frame)
+      clearTimeout(timer)
+    }
+  }, [revealed, revealOrder, overview])
 
   const visible = useMemo(() => (graph ? visibleNodeIds(graph, filters) : new Set<string>()), [graph, filters])
   const highlight = useMemo(() => (graph ? highlightFor(graph, selected) : null), [graph, selected])
 
+  // Nodes and edges in the order they are revealed (a chunk is appended, never inserted
+  // between drawn elements), and the same object for an unchanged node or edge, so React
+  // Flow re-renders only what changed.
+  const rank = useMemo(() => new Map(revealOrder.map((id, i) => [id, i])), [revealOrder])
+  const orderedNodes = useMemo(() => (graph ? [...graph.nodes].sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity)) : []), [graph, rank])
+  const orderedEdges = useMemo(() => {
+    if (!graph) return []
+    const at = (e: GEdge) => Math.max(rank.get(e.source) ?? Infinity, rank.get(e.target) ?? Infinity)
+    return [...graph.edges].sort((a, b) => at(a) - at(b))
+  }, [graph, rank])
+  const nodeCache = useRef(new Map<string, Reused<Node<CanvasNodeData>>>())
+  const edgeCache = useRef(new Map<string, Reused<Edge>>())
+
   const nodes = useMemo<Node<CanvasNodeData>[]>(() => {
-    if (!graph || !layout) return []
-    return graph.nodes.flatMap((n) => {
+    if (!layout) return []
+    return orderedNodes.flatMap((n) => {
       const p = layout.positions.get(n.id)
-      if (!p) return []
+      if (!p || (shown && !shown.has(n.id))) return []
       const lit = highlight?.nodes.has(n.id) ?? false
+      const hidden = !visible.has(n.id)
+      const isSelected = n.id === selected || n.id === cursor
+      const highlighted = lit && n.id !== selected
+      const dimmed = Boolean(highlight) && !lit
       return [
-        {
+        reuse(nodeCache.current, n.id, [n.data, p.x, p.y, hidden, isSelected, lit, highlighted, dimmed], () => ({
           id: n.id,
           type: n.type,
           position: p,
           ...NODE_SIZE[n.type],
-          hidden: !visible.has(n.id),
-          selected: n.id === selected || n.id === cursor,
+          hidden,
+          selected: isSelected,
           ariaLabel: `${n.type} ${n.type === 'concept' ? n.data.kind === 'concept' && n.data.name : n.data.kind === 'source' ? n.data.title : ''}`,
           className: lit ? 'is-highlighted' : undefined,
-          data: { ...n.data, highlighted: lit && n.id !== selected, dimmed: Boolean(highlight) && !lit },
-        } as Node<CanvasNodeData>,
+          data: { ...n.data, highlighted, dimmed },
+        }) as Node<CanvasNodeData>),
       ]
     })
-  }, [graph, layout, visible, highlight, selected, cursor])
+  }, [orderedNodes, layout, shown, visible, highlight, selected, cursor])
 
   const clusters = useMemo(
     () => (graph && layout ? clusterBoxes(graph, layout.positions, visible, filters.collapsed) : []),
@@ -125,31 +243,28 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   )
 
   const edges = useMemo<Edge[]>(() => {
-    if (!graph) return []
-    return graph.edges.map((e) => {
+    return orderedEdges.flatMap((e): Edge[] => {
+      if (shown && !(shown.has(e.source) && shown.has(e.target))) return []
       const lit = highlight?.edges.has(e.id) ?? false
+      const faded = Boolean(highlight) && !lit
+      const hidden = !edgeVisible(e, visible, filters)
       const reversed = e.type === 'discusses' // drawn from the concept above down to the source
       const style = EDGE_STYLES[e.type]
-      return {
-        id: e.id,
-        source: reversed ? e.target : e.source,
-        target: reversed ? e.source : e.target,
-        hidden: !edgeVisible(e, visible, filters),
-        style: { ...edgeCss(e.type, lit), opacity: highlight && !lit ? 0.15 : 1 },
-        markerEnd: style.arrow ? { type: MarkerType.ArrowClosed, color: style.color, width: 16, height: 16 } : undefined,
-        data: { type: e.type },
-        className: `edge-${e.type}`,
-        focusable: false,
-      }
+      return [
+        reuse(edgeCache.current, e.id, [e, hidden, lit, faded], () => ({
+          id: e.id,
+          source: reversed ? e.target : e.source,
+          target: reversed ? e.source : e.target,
+          hidden,
+          style: { ...edgeCss(e.type, lit), opacity: faded ? 0.15 : 1 },
+          markerEnd: style.arrow ? { type: MarkerType.ArrowClosed, color: style.color, width: 16, height: 16 } : undefined,
+          data: { type: e.type },
+          className: `edge-${e.type}`,
+          focusable: false,
+        })),
+      ]
     })
-  }, [graph, visible, filters, highlight])
-
-  useEffect(() => {
-    if (layout && !fitted.current && nodes.length) {
-      fitted.current = true
-      requestAnimationFrame(() => void flow.fitView({ padding: 0.1, maxZoom: 1.2 }))
-    }
-  }, [layout, nodes.length, flow])
+  }, [orderedEdges, shown, visible, filters, highlight])
 
   const focusNode = useCallback(
     (id: string) => {
@@ -159,21 +274,20 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       setSelected(id)
       setCursor(id)
       const size = NODE_SIZE[n.type]
-      void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2, { zoom: 1.1, duration: 400 })
+      const lift = phone() ? (canvasRef.current?.clientHeight ?? 0) / 4 / FOCUS_ZOOM : 0
+      void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2 + lift, { zoom: FOCUS_ZOOM, duration: 400 })
     },
     [layout, graph, flow],
   )
 
-  // ?focus=<node id> (links from the path and wiki views): centre and select it once laid out.
-  const [params] = useSearchParams()
-  const focus = params.get('focus')
-  const focused = useRef<string | null>(null)
+  // ?focus=<node id>: selected (its panel open) and centred once laid out; a later change of
+  // the parameter moves the view to the new node.
   useEffect(() => {
-    if (!focus || !layout || focused.current === focus) return
+    if (!focus || !layout || !graph || !fitted.current || focused.current === focus) return
+    if (!graph.nodes.some((n) => n.id === focus)) return
     focused.current = focus
-    fitted.current = true
-    requestAnimationFrame(() => focusNode(focus))
-  }, [focus, layout, focusNode])
+    focusNode(focus)
+  }, [focus, layout, graph, focusNode])
 
   const onNodesChange = useCallback((changes: NodeChange[]) => {
     // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
@@ -192,7 +306,6 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
 
   // Arrow keys: the cursor to the nearest visible node that way (from the selection, else the
   // node nearest the view's centre), centred and focused; Enter opens its panel.
-  const canvasRef = useRef<HTMLDivElement>(null)
   const onKeyDown = useCallback(
     (e: KeyboardEvent) => {
       const target = e.target instanceof Element ? e.target : null
@@ -246,7 +359,23 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     return () => window.removeEventListener('keydown', onKeyDown)
   }, [onKeyDown])
 
-  const state = graphQuery.isPending || (graph && !layout) ? 'layout' : layout ? 'ready' : 'error'
+  const state = graphQuery.isPending || (graph && !layout) ? 'layout' : layout ? (drawn ? 'ready' : 'rendering') : 'error'
+
+  // In the overview a click picks the node under the pointer (and zooms to it).
+  const onPaneClick = useCallback(
+    (e: React.MouseEvent) => {
+      if (!overview || !graph || !layout) return setSelected(null)
+      const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY })
+      const hit = graph.nodes.find((n) => {
+        const p = layout.positions.get(n.id)
+        const size = NODE_SIZE[n.type]
+        return p && visible.has(n.id) && at.x >= p.x && at.x <= p.x + size.width && at.y >= p.y && at.y <= p.y + size.height
+      })
+      if (hit) focusNode(hit.id)
+      else setSelected(null)
+    },
+    [overview, graph, layout, visible, flow, focusNode],
+  )
   const counts = graph ? { sources: graph.nodes.filter((n) => n.type === 'source').length, concepts: graph.nodes.filter((n) => n.type === 'concept').length } : null
 
   return (
@@ -275,6 +404,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           data-layout-laid-out={layout?.stats.laidOut}
           data-layout-fallback={layout?.stats.fallback}
           data-components={layout?.stats.components}
+          data-overview={overview || undefined}
           data-cursor={cursor ?? undefined}
           ref={canvasRef}
           aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Enter Escape"
@@ -300,7 +430,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             nodeTypes={nodeTypes}
             onNodesChange={onNodesChange}
             onNodeClick={onNodeClick}
-            onPaneClick={() => setSelected(null)}
+            onPaneClick={onPaneClick}
             nodesDraggable={false}
             nodesConnectable={false}
             edgesFocusable={false}
@@ -311,6 +441,17 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             proOptions={{ hideAttribution: true }}
             aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           >
+            {overview && graph && layout && (
+              <Overview
+                graph={graph}
+                positions={layout.positions}
+                visible={visible}
+                filters={filters}
+                highlight={highlight}
+                selected={selected}
+                dark={resolveDark(theme)}
+              />
+            )}
             <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
             <Background gap={40} size={1} />
             <Controls showInteractive={false} />
@@ -324,6 +465,41 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       </div>
     </main>
   )
+}
+
+const NOTHING: ReadonlySet<string> = new Set()
+/** Below Tailwind's `md`: the side panel is a bottom sheet over the canvas. */
+const phone = () => typeof window !== 'undefined' && window.matchMedia('(max-width: 767px)').matches
+const belowOverviewZoom = (s: ReactFlowState) => s.transform[2] < OVERVIEW_ZOOM
+
+/** Node ids, nearest the given point first. */
+function byDistance(layout: GraphLayout, centre: { x: number; y: number }): string[] {
+  const d = new Map([...layout.positions].map(([id, p]) => [id, (p.x - centre.x) ** 2 + (p.y - centre.y) ** 2]))
+  return [...d.keys()].sort((a, b) => d.get(a)! - d.get(b)!)
+}
+
+interface Reused<T> {
+  deps: unknown[]
+  value: T
+}
+
+/** The cached value while its deps are the same (Object.is each), else a new one. */
+function reuse<T>(cache: Map<string, Reused<T>>, id: string, deps: unknown[], make: () => T): T {
+  const hit = cache.get(id)
+  if (hit && hit.deps.length === deps.length && hit.deps.every((d, i) => Object.is(d, deps[i]))) return hit.value
+  const value = make()
+  cache.set(id, { deps, value })
+  return value
+}
+
+/** The laid-out map's extent (flow coordinates). */
+function layoutBounds(layout: GraphLayout): { x: number; y: number; width: number; height: number } {
+  if (!layout.components.length) return { x: 0, y: 0, width: 1, height: 1 }
+  const x0 = Math.min(...layout.components.map((c) => c.x))
+  const y0 = Math.min(...layout.components.map((c) => c.y))
+  const x1 = Math.max(...layout.components.map((c) => c.x + c.width))
+  const y1 = Math.max(...layout.components.map((c) => c.y + c.height))
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
 }
 
 function miniMapColor(n: Node): string {

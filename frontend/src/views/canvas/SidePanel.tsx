@@ -23,6 +23,9 @@ export function SidePanel(props: { workspaceId: string; graph: Graph; selected: 
   const node = graph.nodes.find((n) => n.id === selected)
   if (!node) return null
   return (
+    // Wider screens: a 24rem column whose panel fills the canvas's height and scrolls inside
+    // (its content never makes the canvas taller); phones: the wrapper takes no room.
+    <div className="md:relative md:w-[24rem] md:shrink-0">
     <aside
       data-testid="canvas-panel"
       data-node={selected}
@@ -30,9 +33,12 @@ export function SidePanel(props: { workspaceId: string; graph: Graph; selected: 
       onKeyDown={(e) => {
         if (e.key === 'Escape' && !e.defaultPrevented) onClose()
       }}
-      className="max-h-[80vh] overflow-y-auto border-t border-stone-200 bg-white p-4 text-sm dark:border-stone-800 dark:bg-stone-900 md:max-h-none md:w-[24rem] md:border-l md:border-t-0"
+      // A phone: a bottom sheet over the canvas (in view without scrolling past the map);
+      // wider: a column beside it.
+      className="fixed inset-x-0 bottom-0 z-30 max-h-[50vh] overflow-y-auto rounded-t-2xl border-t border-stone-300 bg-white p-4 pt-2 text-sm shadow-[0_-8px_24px_rgba(0,0,0,0.18)] dark:border-stone-700 dark:bg-stone-900 md:absolute md:inset-0 md:z-auto md:max-h-none md:rounded-none md:border-l md:border-t-0 md:pt-4 md:shadow-none"
     >
-      <div className="mb-2 flex justify-end">
+      <div className="mx-auto mb-1 h-1.5 w-10 rounded-full bg-stone-300 dark:bg-stone-600 md:hidden" aria-hidden="true" />
+      <div className="sticky top-0 z-10 -mt-1 mb-2 flex justify-end md:static md:mt-0">
         <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close the panel">
           ✕
         </Button>
@@ -41,6 +47,7 @@ export function SidePanel(props: { workspaceId: string; graph: Graph; selected: 
       {node.data.kind === 'concept' && <ConceptDetails workspaceId={workspaceId} graph={graph} data={node.data} id={node.id} onSelect={onSelect} />}
       {node.data.kind === 'synthesis' && <SynthesisDetails workspaceId={workspaceId} graph={graph} data={node.data} id={node.id} onSelect={onSelect} />}
     </aside>
+    </div>
   )
 }
 

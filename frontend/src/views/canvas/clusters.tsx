@@ -1,12 +1,12 @@
 // Redundancy clusters drawn as group boxes: a dashed rectangle around the cluster's drawn
-// members, behind them, with a header that collapses the cluster to one representative
+// members (the layout keeps a cluster's members together in a block of their own, so the
+// box holds nothing else), behind them, with a header that collapses the cluster to one representative
 // source (the filters' `collapsed`) or expands it again.
 import { ViewportPortal } from '@xyflow/react'
 import { NODE_SIZE, type Graph } from './model'
+import { CLUSTER_HEADER, CLUSTER_PAD } from './layout/pack'
 
-/** Space between the members' hull and the box; the header sits in the top band. */
-export const CLUSTER_PAD = 14
-export const CLUSTER_HEADER = 26
+export { CLUSTER_HEADER, CLUSTER_PAD }
 
 export interface ClusterBox {
   id: string

@@ -165,7 +165,8 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
   return { nodes, edges }
 }
 
-/** Connected components (union-find), each sorted by node id; components largest first. */
+/** Connected components (union-find), each sorted by node id; components largest first.
+ * The sources of one redundancy cluster count as connected: the layout keeps them together. */
 export function connectedComponents(graph: Graph): Graph[] {
   const parent = new Map<string, string>()
   const find = (x: string): string => {
@@ -180,18 +181,26 @@ export function connectedComponents(graph: Graph): Graph[] {
     return r
   }
   for (const n of graph.nodes) parent.set(n.id, n.id)
-  for (const e of graph.edges) {
-    const a = find(e.source)
-    const b = find(e.target)
+  const union = (x: string, y: string) => {
+    const a = find(x)
+    const b = find(y)
     if (a !== b) parent.set(a < b ? b : a, a < b ? a : b)
   }
+  for (const e of graph.edges) if (parent.has(e.source) && parent.has(e.target)) union(e.source, e.target)
+  const clusterHead = new Map<string, string>()
+  for (const n of graph.nodes)
+    if (n.type === 'source' && n.clusterId) {
+      const head = clusterHead.get(n.clusterId)
+      if (head === undefined) clusterHead.set(n.clusterId, n.id)
+      else union(head, n.id)
+    }
   const groups = new Map<string, Graph>()
   for (const n of graph.nodes) {
     const r = find(n.id)
     if (!groups.has(r)) groups.set(r, { nodes: [], edges: [] })
     groups.get(r)!.nodes.push(n)
   }
-  for (const e of graph.edges) groups.get(find(e.source))!.edges.push(e)
+  for (const e of graph.edges) if (parent.has(e.source) && parent.has(e.target)) groups.get(find(e.source))!.edges.push(e)
   const out = [...groups.values()]
   for (const g of out) {
     g.nodes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -212,9 +221,10 @@ export function hashText(text: string): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')
 }
 
-/** What a layout depends on: node ids and types, edge ends and types (not labels or metadata). */
+/** What a layout depends on: node ids, types and redundancy clusters, edge ends and types
+ * (not labels or metadata). */
 export function graphHash(graph: Graph, version: string): string {
-  const nodes = graph.nodes.map((n) => `${n.id}|${n.type}`).sort()
+  const nodes = graph.nodes.map((n) => `${n.id}|${n.type}|${n.clusterId ?? ''}`).sort()
   const edges = graph.edges.map((e) => `${e.source}>${e.target}|${e.type}`).sort()
   return hashText(`${version}\n${nodes.join('\n')}\n--\n${edges.join('\n')}`)
 }

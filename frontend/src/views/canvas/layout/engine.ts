@@ -1,13 +1,75 @@
 // Layout of the whole canvas: ELK (layered, top to bottom) per connected component, in a
 // Web Worker through elk-api; components packed in a grid. A time limit terminates the
 // worker and lays out what is left as a grid. Cached per component by graph hash.
+// A redundancy cluster's sources are laid out as one block (a small grid inside the
+// cluster's box, header band included) that ELK or the grid places like a single node, so
+// the box drawn around the members contains nothing else.
 import type { ELK, ElkNode } from 'elkjs/lib/elk-api'
-import { connectedComponents, graphHash, NODE_SIZE, type GEdge, type Graph } from '../model'
+import { connectedComponents, graphHash, NODE_SIZE, type GEdge, type GNode, type Graph } from '../model'
 import type { ComponentLayout, LayoutCache } from './cache'
-import { COMPONENT_GAP, gridLayout, LAYER_GAP, NODE_GAP, packComponents, type Placed } from './pack'
+import { CLUSTER_HEADER, CLUSTER_PAD, COMPONENT_GAP, gridLayout, LAYER_GAP, NODE_GAP, packComponents, type Placed } from './pack'
 
 /** Bump when layout options change, so cached layouts are recomputed. */
-export const LAYOUT_VERSION = 'elk-layered-down-1'
+export const LAYOUT_VERSION = 'elk-layered-down-2-cluster-blocks'
+
+/** Members per row inside a cluster's block. */
+const BLOCK_COLUMNS = 3
+
+/** A redundancy cluster's members as one block: their offsets inside it, its size. */
+export interface ClusterBlock {
+  id: string
+  members: string[]
+  offsets: Record<string, Placed>
+  width: number
+  height: number
+}
+
+const BLOCK_PREFIX = 'cluster-block:'
+
+/** One block per redundancy cluster with two or more sources in the component. */
+export function clusterBlocks(component: Graph): Map<string, ClusterBlock> {
+  const byCluster = new Map<string, GNode[]>()
+  for (const n of component.nodes)
+    if (n.type === 'source' && n.clusterId) byCluster.set(n.clusterId, [...(byCluster.get(n.clusterId) ?? []), n])
+  const blocks = new Map<string, ClusterBlock>()
+  const { width: w, height: h } = NODE_SIZE.source
+  for (const [cluster, nodes] of byCluster) {
+    if (nodes.length < 2) continue
+    const members = nodes.map((n) => n.id).sort()
+    const columns = Math.min(BLOCK_COLUMNS, members.length)
+    const rows = Math.ceil(members.length / columns)
+    const offsets: Record<string, Placed> = {}
+    members.forEach((id, i) => {
+      offsets[id] = { x: CLUSTER_PAD + (i % columns) * (w + NODE_GAP), y: CLUSTER_PAD + CLUSTER_HEADER + Math.floor(i / columns) * (h + NODE_GAP) }
+    })
+    blocks.set(BLOCK_PREFIX + cluster, {
+      id: BLOCK_PREFIX + cluster,
+      members,
+      offsets,
+      width: 2 * CLUSTER_PAD + columns * w + (columns - 1) * NODE_GAP,
+      height: 2 * CLUSTER_PAD + CLUSTER_HEADER + rows * h + (rows - 1) * NODE_GAP,
+    })
+  }
+  return blocks
+}
+
+/** The block each clustered node stands in (absent: the node stands for itself). */
+function blockOf(blocks: Map<string, ClusterBlock>): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const b of blocks.values()) for (const m of b.members) out.set(m, b.id)
+  return out
+}
+
+/** Positions of the members from their blocks' positions (and the others as they are). */
+function expandBlocks(placed: Record<string, Placed>, blocks: Map<string, ClusterBlock>): Record<string, Placed> {
+  const out: Record<string, Placed> = {}
+  for (const [id, p] of Object.entries(placed)) {
+    const b = blocks.get(id)
+    if (!b) out[id] = p
+    else for (const m of b.members) out[m] = { x: p.x + b.offsets[m]!.x, y: p.y + b.offsets[m]!.y }
+  }
+  return out
+}
 
 export interface ComponentEngine {
   layout(component: Graph): Promise<ComponentLayout>
@@ -35,8 +97,10 @@ function layeringEnds(e: GEdge): [string, string] {
   return e.type === 'discusses' ? [e.target, e.source] : [e.source, e.target]
 }
 
-export function elkGraph(component: Graph): ElkNode {
+export function elkGraph(component: Graph, blocks: Map<string, ClusterBlock> = clusterBlocks(component)): ElkNode {
   const big = component.nodes.length > 300
+  const inBlock = blockOf(blocks)
+  const end = (id: string) => inBlock.get(id) ?? id
   return {
     id: 'root',
     layoutOptions: {
@@ -49,10 +113,13 @@ export function elkGraph(component: Graph): ElkNode {
       'elk.layered.thoroughness': big ? '2' : '7',
       'elk.layered.nodePlacement.strategy': big ? 'LINEAR_SEGMENTS' : 'BRANDES_KOEPF',
     },
-    children: component.nodes.map((n) => ({ id: n.id, ...NODE_SIZE[n.type] })),
-    edges: component.edges.map((e) => {
-      const [s, t] = layeringEnds(e)
-      return { id: e.id, sources: [s], targets: [t] }
+    children: [
+      ...component.nodes.filter((n) => !inBlock.has(n.id)).map((n) => ({ id: n.id, ...NODE_SIZE[n.type] })),
+      ...[...blocks.values()].map((b) => ({ id: b.id, width: b.width, height: b.height })),
+    ],
+    edges: component.edges.flatMap((e) => {
+      const [s, t] = layeringEnds(e).map(end) as [string, string]
+      return s === t ? [] : [{ id: e.id, sources: [s], targets: [t] }]
     }),
   }
 }
@@ -60,11 +127,27 @@ export function elkGraph(component: Graph): ElkNode {
 export function gridFallback(component: Graph): ComponentLayout {
   // Foundational concepts first, then specialised ones, then sources and syntheses.
   const rank = (n: Graph['nodes'][number]) => (n.type === 'concept' ? (n.level ?? 1) : n.type === 'source' ? 3 : 4)
-  const items = [...component.nodes].sort((a, b) => rank(a) - rank(b)).map((n) => ({ id: n.id, ...NODE_SIZE[n.type] }))
-  return { ...gridLayout(items), engine: 'grid' }
+  const blocks = clusterBlocks(component)
+  const inBlock = blockOf(blocks)
+  const items = [...component.nodes]
+    .filter((n) => !inBlock.has(n.id))
+    .sort((a, b) => rank(a) - rank(b))
+    .map((n) => ({ id: n.id, ...NODE_SIZE[n.type] }))
+  if (!blocks.size) return { ...gridLayout(items), engine: 'grid' }
+  // The grid, then the clusters' blocks below it, packed in rows NODE_GAP apart.
+  const grid = gridLayout(items)
+  const boxes = [{ width: grid.width, height: grid.height }, ...[...blocks.values()]]
+  const at = packComponents(boxes, NODE_GAP)
+  const placed: Record<string, Placed> = {}
+  for (const [id, p] of Object.entries(grid.positions)) placed[id] = { x: at[0]!.x + p.x, y: at[0]!.y + p.y }
+  ;[...blocks.values()].forEach((b, i) => (placed[b.id] = at[i + 1]!))
+  const positions = expandBlocks(placed, blocks)
+  const width = Math.max(...boxes.map((b, i) => at[i]!.x + b.width))
+  const height = Math.max(...boxes.map((b, i) => at[i]!.y + b.height))
+  return { positions, width, height, engine: 'grid' }
 }
 
-function fromElk(result: ElkNode): ComponentLayout {
+export function fromElk(result: ElkNode, blocks: Map<string, ClusterBlock>): ComponentLayout {
   const kids = result.children ?? []
   const minX = Math.min(...kids.map((k) => k.x ?? 0))
   const minY = Math.min(...kids.map((k) => k.y ?? 0))
@@ -78,7 +161,7 @@ function fromElk(result: ElkNode): ComponentLayout {
     width = Math.max(width, x + (k.width ?? 0))
     height = Math.max(height, y + (k.height ?? 0))
   }
-  return { positions, width, height, engine: 'elk' }
+  return { positions: expandBlocks(positions, blocks), width, height, engine: 'elk' }
 }
 
 /** ELK in a Web Worker; after `timeLimitMs` the worker is terminated and the rest falls back to a grid. */
@@ -101,8 +184,9 @@ export async function createElkEngine(timeLimitMs: number): Promise<ComponentEng
     async layout(component) {
       if (!elk || performance.now() > deadline) return gridFallback(component)
       try {
-        const result = await Promise.race([elk.layout(elkGraph(component)), expired])
-        return result === 'timeout' ? gridFallback(component) : fromElk(result)
+        const blocks = clusterBlocks(component)
+        const result = await Promise.race([elk.layout(elkGraph(component, blocks)), expired])
+        return result === 'timeout' ? gridFallback(component) : fromElk(result, blocks)
       } catch {
         return gridFallback(component)
       }
@@ -120,9 +204,18 @@ function single(component: Graph): ComponentLayout {
   return { positions: { [n.id]: { x: 0, y: 0 } }, ...NODE_SIZE[n.type], engine: 'elk' }
 }
 
+/** Main-thread work between two yields to the event loop (keeps every task short). */
+const SLICE_MS = 12
+
+/** A macrotask boundary: input, paint and other tasks run before the next slice. */
+export function yieldToMain(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0))
+}
+
 /**
  * Positions for every node. Components whose hash is cached are not laid out again; the
- * engine is only created when something is missing.
+ * engine is only created when something is missing. The main thread's share (components,
+ * hashes, cache reads) runs in slices with yields in between.
  */
 export async function layoutGraph(
   graph: Graph,
@@ -130,8 +223,17 @@ export async function layoutGraph(
   makeEngine: () => Promise<ComponentEngine>,
 ): Promise<GraphLayout> {
   const started = performance.now()
+  await yieldToMain()
   const components = connectedComponents(graph)
-  const hashes = components.map((c) => graphHash(c, LAYOUT_VERSION))
+  const hashes: string[] = []
+  let slice = performance.now()
+  for (const c of components) {
+    hashes.push(graphHash(c, LAYOUT_VERSION))
+    if (performance.now() - slice > SLICE_MS) {
+      await yieldToMain()
+      slice = performance.now()
+    }
+  }
   // Single nodes need no layout and are not worth a cache entry.
   const layouts: (ComponentLayout | null)[] = components.map((c, i) => (c.nodes.length === 1 ? single(c) : cache.get(hashes[i]!)))
   const cached = layouts.filter((l, i) => l && components[i]!.nodes.length > 1).length

@@ -7,6 +7,11 @@ export const NODE_GAP = 80
 export const LAYER_GAP = 140
 export const COMPONENT_GAP = 240
 
+/** A redundancy cluster's box: space between its members' hull and the box, and the
+ * header band above the members (the box is drawn by clusters.tsx, laid out here). */
+export const CLUSTER_PAD = 14
+export const CLUSTER_HEADER = 26
+
 export interface Box {
   width: number
   height: number
