@@ -163,9 +163,11 @@ async def edge_candidates(
     need not be substrings of ``lower(title)``). Only the ids leave the database.
 
     Also returns which of ``linked`` are ready (the sources the caller knows of)."""
+    # one LIKE per pattern, summed in the row (no per-row subquery)
+    hits = " + ".join(f"(lower(title) LIKE :p{i})::int" for i in range(len(title_patterns)))
     result = await session.execute(
         text(
-            """
+            f"""
             SELECT id, dist < :ds OR hits >= :hs
                        OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
               FROM (
@@ -173,8 +175,7 @@ async def edge_candidates(
                        mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)
                            AS dist,
                        CASE WHEN title ~ '[^[:ascii:]]' THEN 1000000
-                            ELSE (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p
-                                   WHERE lower(title) LIKE p) END AS hits
+                            ELSE coalesce({hits or "0"}, 0) END AS hits
                   FROM sources
                  WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
             ) s
@@ -186,7 +187,7 @@ async def edge_candidates(
         {
             "ws": workspace_id,
             "me": source_id,
-            "pats": list(title_patterns),
+            **{f"p{i}": p for i, p in enumerate(title_patterns)},
             "ds": strong_distance,
             "hs": strong_hits,
             "once": list(shared_once),
