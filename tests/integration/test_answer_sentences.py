@@ -356,3 +356,44 @@ async def test_sentences_go_with_their_source_and_reembed_rebuilds_them(
             text("SELECT count(*) FROM chunk_sentences WHERE chunk_id = ANY(:ids)"), {"ids": ids}
         )
         assert left.scalar() == 0
+
+
+async def test_the_round_trips_of_one_ask_are_counted(services: Runtime, corpus: Corpus) -> None:
+    """The statements one saved ask runs outside retrieval: the turn (conversation and user
+    message, their server-filled columns returned by the INSERTs), the evidence (two), the
+    quotes' pages (one for every cited source) and the saved answer (message, touch)."""
+    from marginalia.usecases import ask as ask_usecase
+
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(" ".join(statement.split()))
+
+    calibration = Calibration(threshold=0.3, signal=SIGNAL)
+    plan = await ask_usecase.prepare(
+        services,
+        question=QUESTIONS[0],
+        workspace_id=corpus.workspace_id,
+        calibration=calibration,
+    )
+    event.listen(services.db.engine.sync_engine, "before_cursor_execute", record)
+    try:
+        events = [e async for e in ask_usecase.ask(services, plan)]
+    finally:
+        event.remove(services.db.engine.sync_engine, "before_cursor_execute", record)
+    done = events[-1]
+    assert isinstance(done, ask_usecase.AskDone) and not done.answer.refused
+
+    def starting(prefix: str) -> int:
+        return sum(1 for s in statements if s.startswith(prefix))
+
+    assert starting("INSERT INTO conversations") == 1
+    assert starting("INSERT INTO messages") == 2  # the question, the answer
+    assert starting("UPDATE conversations") == 1  # the answer moves updated_at
+    assert starting("SELECT conversations") == starting("SELECT messages") == 0  # no refresh
+    assert sum(1 for s in statements if "FROM source_pages" in s) == 1
+    assert (
+        sum(1 for s in statements if "FROM chunk_sentences" in s or "JOIN chunk_sentences" in s)
+        == 1
+    )
+    assert sum(1 for s in statements if "to_tsvector" in s and "WITH lex AS" in s) == 1

@@ -4,16 +4,23 @@ either arrival order, it is shown as "cited by N here", and it goes with either 
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import httpx
+import pytest
 from sqlalchemy import text
 
+from marginalia.discovery.support import abstract_document, candidate_metadata
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.knowledge.read import graph_view, source_citations
 from marginalia.knowledge.update import rebuild_workspace, remove_source, update_for_source
 from marginalia.runtime import Runtime
+from marginalia.sources.candidate import Candidate, normalize_openalex_id
+from marginalia.sources.openalex_client import work_to_candidate
+from marginalia.usecases import knowledge as knowledge_usecase
 from marginalia.usecases import workspaces as ws_usecase
+from tests.support.replay_server import FIXTURES
 
 BODY = (
     "We study how scientific papers are organised into graphs. Our method links papers, "
@@ -140,5 +147,78 @@ async def test_reference_to_a_workspace_paper_becomes_a_cites_edge(
         await remove_source(services, ws.id, graph)
         assert await _cites(services, ws.id) == set()
         assert (await source_citations(services, citing)).cites == []
+    finally:
+        await ws_usecase.delete_workspace(services, ws.id)
+
+
+WORK = FIXTURES / "openalex" / "test_doi_search_paper_attributes3___2.json"
+
+
+def _record(title: str, openalex_id: str, topic: str) -> Candidate:
+    body = (BODY + f"This paper is about {topic}. ") * 3
+    return Candidate(title=title, abstract=body, openalex_id=openalex_id, origin="openalex")
+
+
+async def _ingest_record(rt: Runtime, ws: uuid.UUID, candidate: Candidate) -> uuid.UUID:
+    data = abstract_document(candidate)
+    assert data is not None
+    outcome = await ingest_document(
+        rt,
+        ws,
+        data=data,
+        filename=f"{candidate.openalex_id}.md",
+        metadata=candidate_metadata(candidate, abstract_only=True),
+    )
+    assert outcome.status == "created"
+    await update_for_source(rt, ws, outcome.source_id)
+    return outcome.source_id
+
+
+async def test_a_records_referenced_works_and_concepts(services: Runtime) -> None:
+    """Two records where one's ``referenced_works`` names the other's OpenAlex id get a
+    ``cites`` edge, an absent one does not; the record's OpenAlex concepts and topics
+    become concepts of the source with their levels (the recorded OpenAlex response)."""
+    if not WORK.is_file():
+        pytest.skip(f"recorded OpenAlex responses not found at {WORK.parent}")
+    work = json.loads(WORK.read_text())
+    citing = work_to_candidate(work)
+    cited_id, _ = (normalize_openalex_id(w) for w in work["referenced_works"][:2])
+    assert cited_id is not None
+    cited = _record("Cellular uptake of phosphorothioate oligonucleotides", cited_id, "uptake")
+    absent = _record("An unrelated study of graph construction methods", "W1", "graphs")
+    ws = await ws_usecase.create_workspace(services, name=f"meta-{uuid.uuid4().hex[:6]}")
+    try:
+        # the cited record first, the citing one later: the stored references point at it
+        cited_source = await _ingest_record(services, ws.id, cited)
+        absent_source = await _ingest_record(services, ws.id, absent)
+        citing_source = await _ingest_record(services, ws.id, citing)
+        edges = {(f"source:{citing_source}", f"source:{cited_source}")}
+        assert await _cites(services, ws.id) == edges
+        async with services.db.session() as session:
+            rows = (
+                await session.execute(
+                    text(
+                        "SELECT count(*), count(cited_source_id), "
+                        "count(*) FILTER (WHERE match = 'openalex') "
+                        "FROM source_references WHERE source_id = :s"
+                    ),
+                    {"s": citing_source},
+                )
+            ).one()
+        assert tuple(rows) == (len(work["referenced_works"]), 1, 1)
+        assert await _cites(services, ws.id) == edges  # nothing to or from the absent one
+        assert (await source_citations(services, absent_source)).cited_by == []
+
+        concepts = await knowledge_usecase.source_concepts(services, ws.id)
+        got = {c.name: c.level for c in concepts[citing_source]}
+        assert got.get("Biodistribution") == 1  # OpenAlex level 3
+        for topic in (t["display_name"] for t in work["topics"]):
+            assert any(n.casefold() == topic.casefold() for n in got), topic
+        assert not {"Chemistry", "Biology", "Cell"} & set(got)
+
+        # a rebuild reads the record's references and concepts again
+        result = await rebuild_workspace(services, ws.id)
+        assert result.cites == 1
+        assert await _cites(services, ws.id) == edges
     finally:
         await ws_usecase.delete_workspace(services, ws.id)

@@ -109,6 +109,8 @@ async def test_update_touches_a_bounded_number_of_rows(
     records = _records(path, LARGE)
     # the probe is a whole abstract: concepts, claims, evidence, edges
     probe = _records(path, LARGE + 1, sentences=100)[LARGE]
+    # a concept the stored sources have (BERT), so that the look-up has something to read
+    probe["abstract"] += " We fine-tune BERT for concept linking, as BERT was fine-tuned before."
     ws = await ws_service.create_workspace(
         services,
         name=f"bounded-{uuid.uuid4().hex[:8]}",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from marginalia.knowledge.acronyms import colon_definition, detect_acronyms
 from marginalia.knowledge.background import load_background
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
@@ -20,7 +21,7 @@ from marginalia.knowledge.concept_filter import (
 from marginalia.knowledge.concepts import merge_concepts, normalize_concept
 from marginalia.knowledge.extraction import combined_acronyms, extract_offline
 from marginalia.knowledge.schemas import ExtractedConcept
-from marginalia.knowledge.sentences import ChunkText
+from marginalia.knowledge.sentences import ChunkText, matter_of
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -179,3 +180,103 @@ def test_cited_authors_urls_and_broken_long_forms() -> None:
     assert ex.acronyms["MeSH"] == "Medical Subject Headings"  # joined across the line break
     assert "SciBERT" in names and "MeSH" in names
     assert not {"Beltagy", "Cohan", "github", "allenai"} & {n.split()[0] for n in names}
+
+
+def test_title_and_footnote_colon_definitions() -> None:
+    assert colon_definition("S2ORC: The Semantic Scholar Open Research Corpus") == (
+        "S2ORC",
+        "Semantic Scholar Open Research Corpus",
+    )
+    assert colon_definition(
+        "VESPA: Very large-scale Evolutionary and Selective Pressure Analyses"
+    ) == ("VESPA", "Very large-scale Evolutionary and Selective Pressure Analyses")
+    # a footnote broken over lines, with its number and a page number after it
+    found = detect_acronyms(
+        "They outperform the state-\n2 SPECTER: Scientific Paper Embeddings using Citation-\n"
+        "informed TransformERs\n2271\nof-the-art."
+    )
+    assert found["SPECTER"] == "Scientific Paper Embeddings using Citationinformed TransformERs"
+    for text in (
+        "LONGEVAL: Guidelines for Human Evaluation of Faithfulness",  # letters not spelled
+        "Abstract: we show that it works",
+        "Note: the results hold",
+    ):
+        assert colon_definition(text) is None, text
+    ex = extract_offline(
+        "S2ORC: The Semantic Scholar Open Research Corpus",
+        None,
+        [ChunkText(0, "We release S2ORC. S2ORC has papers. S2ORC is large.", "introduction")],
+    )
+    assert ex.acronyms["S2ORC"] == "Semantic Scholar Open Research Corpus"
+    # a piece of the long form is that concept, not another one
+    assert "open research corpus" not in {normalize_concept(c.name) for c in ex.concepts}
+
+
+FRONT = (
+    "Proceedings of the Conference, pages 1-10\n"
+    "Deep Venous Thrombosis Prophylaxis in Trauma\n"
+    "Jane Roe, John Doe\n"
+    "Department of Surgery, University of Cape Town, Cape Town, South Africa\n"
+    "Lilongwe Lilongwe Lilongwe Cape Town"
+)
+HEAD = "\nSmith et al. Journal of Trauma Management 2010, 4:1 Page 2 of 9\n"
+BODY = [
+    f"Thromboprophylaxis with enoxaparin prevents deep venous{HEAD}thrombosis.",
+    f"Enoxaparin was given to multisystem trauma patients; enoxaparin{HEAD}is safe.",
+    f"Thromboprophylaxis was started early, and IVC filters were placed{HEAD}when "
+    "enoxaparin was contraindicated.",
+    f"The IVC filter was retrieved; inferior vena cava (IVC) filters{HEAD}migrate. An IVC "
+    "filter and IVC filters again, IVC filter placement.",
+]
+
+
+def test_front_and_back_matter_and_running_heads_are_not_concepts() -> None:
+    chunks = [
+        ChunkText(0, FRONT, "other", None),
+        ChunkText(1, "We review thromboprophylaxis after trauma.", "abstract", "Abstract"),
+        *(ChunkText(i, text, "methods", "Methods") for i, text in enumerate(BODY, 2)),
+        ChunkText(6, "Funded by the Lilongwe Trust, Cape Town.", "other", "Funding"),
+        ChunkText(7, "Cape Town and Lilongwe: the authors thank Cape Town.", "other", "Competing interests"),
+    ]  # fmt: skip
+    assert matter_of(chunks) == ["front", "body", "body", "body", "body", "body", "back", "back"]
+    # a document without structure is all body
+    assert matter_of([ChunkText(0, FRONT), ChunkText(1, BODY[0])]) == ["body", "body"]
+    ex = extract_offline("Thromboprophylaxis in trauma", None, chunks)
+    keys = {normalize_concept(c.name) for c in ex.concepts}
+    assert {"thromboprophylaxis", "enoxaparin"} <= keys
+    for junk in (
+        "cape town",
+        "lilongwe",
+        "journal of trauma management",
+        "trauma management",
+        "multisystem trauma patient",
+        "trauma patient",
+        "south africa",
+        "jane roe",
+    ):
+        assert junk not in keys, junk  # fmt: skip
+    # "IVC" is used before "filter": the concept is the IVC filter, not the IVC
+    assert "ivc" not in keys and "ivc filter" in keys
+
+
+def test_generic_heads_people_and_generic_short_forms() -> None:
+    bg = load_background()
+    for phrase in (
+        "scientific documents",
+        "summary files",
+        "research challenges",
+        "medical staff",
+        "multisystem trauma patients",
+        "crowd workers",
+    ):
+        assert not concept_allowed(phrase, normalize_concept(phrase), bg, heads=5, count=5), phrase
+    for phrase in ("citation graph", "triplet loss", "situational analysis", "focus groups"):
+        assert concept_allowed(phrase, normalize_concept(phrase), bg, heads=5, count=5), phrase  # fmt: skip
+    text = (
+        "Language models (LMs) are trained on text. LMs predict words. We fine-tune LMs. "
+        "The LMs and the LM are large. SciBERT (Beltagy et al., 2019) is an LM. SciBERT is "
+        "used. SciBERT again."
+    )
+    ex = extract_offline("Fine-tuning SciBERT", None, [ChunkText(0, text, "introduction")] * 2)
+    names = {c.name for c in ex.concepts}
+    assert "SciBERT" in names and "LM" not in names  # as generic as "language models"

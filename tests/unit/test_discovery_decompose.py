@@ -67,11 +67,8 @@ class FakeProvider:
 def test_offline_queries_come_from_keyphrases_deterministically() -> None:
     d = decompose_offline("efficient attention for long documents")
     assert d.intent == "research"
-    assert d.queries == [
-        "efficient attention long documents",
-        "efficient attention",
-        "long documents",
-    ]
+    # "long documents" is not a concept (a document head of everyday words, issue 13)
+    assert d.queries == ["efficient attention long documents", "efficient attention"]
     assert d.recommendations == [] and d.engine == "offline" and d.note == OFFLINE_NOTE
     assert decompose_offline("efficient attention for long documents") == d
 

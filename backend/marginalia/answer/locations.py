@@ -105,13 +105,12 @@ async def locate_claims(ctx: LocationContext, answer: Answer) -> None:
     sources = {p.source_id for _, p, _ in wanted if p.source_id is not None}
     pages: dict[uuid.UUID, list[Page]] = {}
     pdfs: dict[uuid.UUID, str] = {}
-    async with ctx.db.session() as session:
-        for source_id in sources:
-            rows = await sources_repo.pages_for_source(session, source_id)
-            pages[source_id] = [Page(r.page_number, r.text) for r in rows]
-            source = await sources_repo.get(session, source_id)
-            if source is not None and source.kind == "pdf" and source.file_key:
-                pdfs[source_id] = str(source.file_key)
+    async with ctx.db.session() as session:  # one statement for every cited source
+        found = await sources_repo.pages_and_files(session, sorted(sources))
+    for source_id, (kind, file_key, rows) in found.items():
+        pages[source_id] = [Page(number, page_text) for number, page_text in rows]
+        if kind == "pdf" and file_key:
+            pdfs[source_id] = str(file_key)
     for k, passage, (start, end) in wanted:
         assert passage.source_id is not None and passage.page is not None
         source_pages = pages.get(passage.source_id) or []

@@ -191,6 +191,10 @@ class Source(SQLModel, table=True):
     citation_count: int | None = None
     content_hash: str | None = None
     abstract_only: bool = False
+    # What the source's record says (issue 13): OpenAlex concepts/topics with their levels
+    # and the works it references (OpenAlex referenced_works, unarXive bib_entries).
+    metadata_concepts: list[dict[str, Any]] = _json([])
+    metadata_references: list[dict[str, Any]] = _json([])
     file_key: str | None = None
     file_name: str | None = None
     content_type: str | None = None
@@ -270,7 +274,13 @@ class Concept(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("workspace_id", "slug", name="uq_concepts_workspace_slug"),
         _hnsw("concepts"),
-        Index("ix_concepts_match_keys", "match_keys", postgresql_using="gin"),
+        # fastupdate off: a search reads no pending list (it grew with every insert, 0014)
+        Index(
+            "ix_concepts_match_keys",
+            "match_keys",
+            postgresql_using="gin",
+            postgresql_with={"fastupdate": "off"},
+        ),
     )
     id: uuid.UUID = _uuid_pk()
     workspace_id: uuid.UUID = _fk("workspaces.id")
@@ -374,7 +384,12 @@ class SourceReference(SQLModel, table=True):
         Index("ix_source_references_workspace_doi", "workspace_id", "doi"),
         Index("ix_source_references_workspace_arxiv", "workspace_id", "arxiv_id"),
         Index("ix_source_references_workspace_openalex", "workspace_id", "openalex_id"),
-        Index("ix_source_references_terms", "terms", postgresql_using="gin"),
+        Index(
+            "ix_source_references_terms",
+            "terms",
+            postgresql_using="gin",
+            postgresql_with={"fastupdate": "off"},
+        ),
     )
     id: int | None = Field(
         default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)

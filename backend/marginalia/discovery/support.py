@@ -213,6 +213,8 @@ def candidate_metadata(candidate: Candidate, *, abstract_only: bool) -> SourceMe
         citation_count=candidate.citation_count,
         origin=candidate.origin,
         abstract_only=abstract_only,
+        concepts=[c.model_dump() for c in candidate.concepts],
+        references=[r.model_dump() for r in candidate.references],
     )
 
 

@@ -57,6 +57,8 @@ async def store_metadata_only(
                 "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
                 "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
                 "citation_count": meta.citation_count,
+                "metadata_concepts": list(meta.concepts),
+                "metadata_references": list(meta.references),
                 "page_count": 0,
             },
             pages=[],

@@ -81,6 +81,10 @@ class SourceMetadata:
     origin: str = "upload"
     # True when only the title/abstract could be had (no reachable full text).
     abstract_only: bool = False
+    # The record's concepts/topics and references (sources.candidate.MetadataConcept /
+    # MetadataReference as dicts): used by the knowledge update (issue 13).
+    concepts: list[dict[str, Any]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -341,6 +345,8 @@ async def _store(
         "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
         "citation_count": meta.citation_count,
         "abstract_only": meta.abstract_only,
+        "metadata_concepts": list(meta.concepts),
+        "metadata_references": list(meta.references),
         "content_hash": p.digest,
         "file_key": stored.key,
         "file_name": filename,

@@ -1,5 +1,6 @@
-"""The update side of paper -> paper citations: store a source's reference list, match it
-against the workspace, and match the workspace's stored references against the source.
+"""The update side of paper -> paper citations: store a source's reference list (the one
+printed in its document and the one its record names), match it against the workspace,
+and match the workspace's stored references against the source.
 
 Per new source the work is bounded by its own references and the few stored references
 the indexes return (:func:`~marginalia.knowledge.repository.citations.references_that_may_cite`),
@@ -12,19 +13,31 @@ workspace's titles); a source without references (abstract-only) skips that read
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from marginalia.ingest.documents import Page
 from marginalia.knowledge.citations import (
     Reference,
     TitleIndex,
     match_pair,
     match_references,
+    references_from_metadata,
     references_from_pages,
     title_query,
 )
 from marginalia.knowledge.repository import citations as cite_repo
 from marginalia.knowledge.repository import get_source
+
+
+def source_references(
+    kind: str, pages: list[Page], metadata: list[dict[str, Any]] | None
+) -> list[Reference]:
+    """The reference list printed in the document, then the references its record names
+    (OpenAlex ``referenced_works``, unarXive ``bib_entries``)."""
+    printed = references_from_pages(kind, pages)
+    return [*printed, *references_from_metadata(metadata, start=len(printed))]
 
 
 async def link_source(
@@ -41,7 +54,7 @@ async def link_source(
     if source is None:
         return 0
     pages = await cite_repo.source_pages(session, source_id)
-    references = references_from_pages(source.kind, pages)
+    references = source_references(source.kind, pages, source.metadata_references)
     if extra:
         references = [
             *references,
@@ -102,7 +115,9 @@ async def relink_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> in
         source = await get_source(session, s.id)
         if source is None:
             continue
-        references = references_from_pages(source.kind, await cite_repo.source_pages(session, s.id))
+        references = source_references(
+            source.kind, await cite_repo.source_pages(session, s.id), source.metadata_references
+        )
         matches = match_references(s.id, references, index)
         await cite_repo.replace_references(session, workspace_id, s.id, references, matches)
         pairs |= {(s.id, m.cited) for m in matches}

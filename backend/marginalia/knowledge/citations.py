@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from marginalia.ingest.documents import Page
 from marginalia.ingest.text import assemble_document
@@ -123,6 +124,33 @@ def references_from_pages(kind: str, pages: Sequence[Page]) -> list[Reference]:
         markdown=kind in ("markdown", "html"),
     )
     return [parse_reference(i, text) for i, text in enumerate(doc.references) if text.strip()]
+
+
+def references_from_metadata(
+    rows: Sequence[Mapping[str, Any]] | None, *, start: int = 0
+) -> list[Reference]:
+    """A source record's references (``sources.metadata_references``: OpenAlex
+    ``referenced_works``, unarXive ``bib_entries``) as :class:`Reference` rows numbered
+    from ``start`` — matched exactly as the entries of a PDF's reference list are."""
+    out: list[Reference] = []
+    for row in rows or []:
+        text = str(row.get("text") or "")
+        ids = {k: row.get(k) for k in ("doi", "arxiv_id", "openalex_id")}
+        if not text.strip() and not any(ids.values()):
+            continue
+        label = text or " ".join(f"{k}:{v}" for k, v in ids.items() if v)
+        year = row.get("year")
+        out.append(
+            parse_reference(
+                start + len(out),
+                label,
+                doi=ids["doi"] or None,
+                arxiv_id=ids["arxiv_id"] or None,
+                openalex_id=ids["openalex_id"] or None,
+                year=year if isinstance(year, int) else None,
+            )
+        )
+    return out
 
 
 # --- titles -------------------------------------------------------------------------------

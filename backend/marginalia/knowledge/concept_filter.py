@@ -65,6 +65,30 @@ _BOILERPLATE = wordset(
 )
 """Words of front matter and licence text: a phrase with one of them is not a concept."""
 
+_GENERIC_HEADS = wordset(
+    """
+    document documents paper papers file files article articles manuscript manuscripts
+    result results finding findings challenge challenges task tasks experience experiences
+    session sessions score scores unit units type types difference differences counterpart
+    counterparts package packages issue issues aspect aspects factor factors problem problems
+    area areas purpose purposes detail details part parts number numbers amount amounts
+    writing
+    """
+)
+"""Heads that a phrase of everyday words does not make a concept of: documents and
+their parts ("scientific documents", "summary files"), outcomes and tasks ("empirical
+results", "research challenges")."""
+_PEOPLE_HEADS = wordset(
+    """
+    patient patients staff participant participants interviewee interviewees respondent
+    respondents researcher researchers provider providers people person persons member members
+    author authors annotator annotators worker workers student students expert experts
+    subject subjects individual individuals
+    """
+)
+"""The people studied or involved ("multisystem trauma patients", "medical staff"): a
+population, not a concept."""
+
 T = TypeVar("T")
 
 
@@ -139,7 +163,11 @@ def concept_allowed(
         return False
     if any(is_named_token(w) for w in words):
         return True
+    if words[-1].casefold() in _PEOPLE_HEADS:
+        return False
     if all(background.is_general_word(w) for w in words):
+        if words[-1].casefold() in _GENERIC_HEADS:
+            return False
         return background.spread(key) < GENERIC_PHRASE_SPREAD
     return True
 
@@ -181,6 +209,16 @@ def mmr_order(
     return [items[i] for i in chosen]
 
 
+def name_count(name: str, text: str) -> int:
+    """Uses of ``name`` in ``text``: case-insensitive, on word boundaries, spaces and
+    hyphens alike."""
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", name) if w]
+    if not words:
+        return 0
+    pattern = re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"(?!\w)", re.IGNORECASE)
+    return len(pattern.findall(text))
+
+
 def filter_concepts(
     concepts: Sequence[ExtractedConcept], text: str, background: Background | None = None
 ) -> list[ExtractedConcept]:
@@ -195,9 +233,7 @@ def filter_concepts(
         key = normalize_concept(name)
         if not key or key in seen:
             continue
-        words = [re.escape(w) for w in re.split(r"[\s\-]+", name) if w]
-        pattern = re.compile(r"(?<!\w)" + r"[\s\-]+".join(words) + r"(?!\w)", re.IGNORECASE)
-        count = len(pattern.findall(text))
+        count = name_count(name, text)
         if concept_allowed(name, key, background, heads=count, count=count):
             seen.add(key)
             out.append(concept)

@@ -54,7 +54,12 @@ async def require_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> A
 
 
 def chunk_texts(chunks: Iterable[Chunk]) -> list[ChunkText]:
-    return [ChunkText(c.chunk_index, c.text, c.section_type) for c in chunks]
+    return [ChunkText(c.chunk_index, c.text, c.section_type, c.section_title) for c in chunks]
+
+
+def source_text(title: str | None, abstract: str | None, chunks: Iterable[Chunk]) -> str:
+    """A source's whole text (title, abstract, chunks), as filters count names in it."""
+    return "\n".join([title or "", abstract or "", *(c.text for c in chunks)])
 
 
 def elapsed_ms(start: float) -> float:

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from marginalia.knowledge.acronyms import detect_acronyms
+from marginalia.knowledge.acronyms import colon_definition, detect_acronyms
 from marginalia.knowledge.concept_graph import weighted_pagerank
 from marginalia.knowledge.keyphrases import detect_datasets, extract_keyphrases
 from marginalia.knowledge.schemas import ExtractedClaim, Extraction
@@ -357,6 +357,11 @@ def extract_offline(
     acronyms: dict[str, str] = {}
     for s in sentences:
         if s.origin == "title":
+            pair = colon_definition(s.text)  # "S2ORC: The Semantic Scholar Open Research Corpus"
+            if pair:
+                acronyms.setdefault(*pair)
+            continue
+        if s.matter != "body":
             continue
         for short, long in detect_acronyms(s.text).items():
             acronyms.setdefault(short, long)

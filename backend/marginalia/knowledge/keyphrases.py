@@ -33,6 +33,10 @@ MAX_DATASETS = 10
 
 
 MAX_CONCEPTS = 15
+ACRONYM_HEAD_SHARE = 0.25
+ACRONYM_MODIFIER_MIN = 4
+"""A short form seen this often that ends a noun phrase in under this share of its uses
+is a modifier ("IVC" of "IVC filter"), not a concept."""
 SHORT_SOURCE_SENTENCES = 30
 """A source with fewer body sentences (an abstract-only record) keeps once-used phrases
 of its abstract as concept candidates."""
@@ -82,7 +86,8 @@ _PHRASE_SPLIT = STOP_WORDS | wordset(
     benefit benefits benefited tend tends tended appear appears appeared seem seems seemed
     become becomes became remain achieve achieving proposing showing using via whose differ
     differs differed expensive handles computes relies need needs speeds yes no consists consist
-    consisted eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
+    consisted felt feel feels represent represents represented populate populates populated
+    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
     twenty thirty forty fifty hundred hundreds thousand thousands million millions
     """
 )
@@ -269,11 +274,49 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     return runs
 
 
+_DIGITS = re.compile(r"\d+")
+RUNNING_LINE_CHUNKS = 3
+RUNNING_LINE_MAX_CHARS = 120
+"""A line printed in this many chunks or more is a running head or foot ("Webb et al.
+(2017), PeerJ Comput. Sci., DOI … 4/16"), not the paper's text."""
+
+
+def _line_key(line: str) -> str:
+    return _DIGITS.sub("0", " ".join(line.split())).casefold()
+
+
+def running_lines(sentences: Sequence[SourceSentence]) -> frozenset[str]:
+    """Keys (:func:`_line_key`) of lines of two words to :data:`RUNNING_LINE_MAX_CHARS`
+    characters that recur in :data:`RUNNING_LINE_CHUNKS` chunks or more: page heads and
+    feet."""
+    chunks_of: dict[str, set[int]] = defaultdict(set)
+    for sent in sentences:
+        if sent.origin != "chunk" or sent.chunk_index is None:
+            continue
+        lines = sent.text.splitlines()
+        if len(lines) < 2:
+            continue  # a sentence of one line is text, not a page's layout
+        for line in lines:
+            key = _line_key(line)
+            if len(key.split()) >= 2 and len(key) <= RUNNING_LINE_MAX_CHARS:
+                chunks_of[key].add(sent.chunk_index)
+    return frozenset(k for k, c in chunks_of.items() if len(c) >= RUNNING_LINE_CHUNKS)
+
+
+def _without_lines(text: str, lines: frozenset[str]) -> str:
+    if not lines or ("\n" not in text and _line_key(text) not in lines):
+        return text
+    return "\n".join(ln if _line_key(ln) not in lines else " ; " for ln in text.splitlines())
+
+
 def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candidate]:
     cands: dict[str, _Candidate] = {}
     seen: set[str] = set()
+    repeated = running_lines(sentences)
     own_abstract = any(s.origin == "abstract" for s in sentences)
     for sent in sentences:
+        if sent.matter != "body":
+            continue  # authors, affiliations, licence, funding: not the paper's concepts
         if own_abstract and sent.origin == "chunk" and sent.section == "abstract":
             continue  # the abstract given apart is counted once
         key = _ALNUM.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text).casefold())
@@ -282,7 +325,8 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
         seen.add(key)
         weight = _occurrence_weight(sent)
         title_case = sent.origin == "title"
-        for run in _runs(sent.text):
+        text = _without_lines(sent.text, repeated) if sent.origin == "chunk" else sent.text
+        for run in _runs(text):
             n_run = len(run)
             for n in range(1, 5):
                 for i in range(0, n_run - n + 1):
@@ -346,7 +390,9 @@ def _count_long_form(long: str, sentences: Sequence[SourceSentence]) -> _Candida
     pattern = re.compile(r"\b" + r"[\s\-]+".join(words) + r"\b", _I)
     cand = _Candidate(normalize_concept(long), max(1, len(content_tokens(long))))
     for sent in sentences:
-        hits = pattern.findall(sent.text)
+        if sent.matter != "body":
+            continue
+        hits = pattern.findall(_LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text))
         if not hits:
             continue
         cand.count += len(hits)
@@ -422,8 +468,33 @@ def extract_keyphrases(
     short_source = sum(1 for s in sentences if s.origin == "chunk") < SHORT_SOURCE_SENTENCES
     defined = set(short_of_long) | {normalize_concept(a) for a in acronyms}
 
+    # a short form is as generic as what it stands for ("LM": "language models")
+    generic_short = {
+        normalize_concept(short)
+        for short, long in acronyms.items()
+        if len(long.split()) > 1 and not concept_allowed(long, normalize_concept(long), background)
+    }
+
+    # a short form used mostly before another noun names the thing it modifies ("IVC
+    # filter", "NLP tasks"), not a concept of its own
+    for short in acronyms:
+        sc = cands.get(normalize_concept(short))
+        if sc and sc.count >= ACRONYM_MODIFIER_MIN and sc.heads < ACRONYM_HEAD_SHARE * sc.count:
+            generic_short.add(sc.key)
+
     def eligible(c: _Candidate) -> bool:
         if c.key not in defined and not specific_enough(c, background):
+            return False
+        surface = _best_surface(c)
+        if (
+            is_acronym(surface)
+            and c.count >= ACRONYM_MODIFIER_MIN
+            and c.heads < ACRONYM_HEAD_SHARE * c.count
+        ):
+            return False
+        if c.key in generic_short or (
+            c.key in short_of_long and normalize_concept(short_of_long[c.key]) in generic_short
+        ):
             return False
         surface = _best_surface(c)
         if c.key not in defined and is_acronym(surface) and len(surface) <= 2 and c.count < 5:
@@ -435,13 +506,16 @@ def extract_keyphrases(
 
     pool = {k: c for k, c in cands.items() if eligible(c)}
     # a piece of an acronym's long form ("Open Research Corpus" of "Semantic Scholar Open
-    # Research Corpus") is that concept, not another one
-    long_keys = [k.split() for k in short_of_long]
-    pool = {
-        k: c
-        for k, c in pool.items()
-        if k in short_of_long or not any(_contains(lk, k.split()) for lk in long_keys)
-    }
+    # Research Corpus") is that concept, not another one — unless it mostly stands alone
+    # ("Semantic Scholar")
+    long_counts = {k.replace(" ", ""): cands[k].count for k in short_of_long}
+
+    def piece_of_long_form(key: str, c: _Candidate) -> bool:
+        compact = key.replace(" ", "")
+        inside = sum(n for lk, n in long_counts.items() if compact in lk and compact != lk)
+        return inside > 0 and c.count < 2 * inside + 2
+
+    pool = {k: c for k, c in pool.items() if k in short_of_long or not piece_of_long_form(k, c)}
     tokens = {k: _gram_tokens(pool[k]) for k in pool}
     # a one-off long phrase that merely extends a multi-word term used elsewhere
     dropped: list[str] = []
@@ -449,6 +523,7 @@ def extract_keyphrases(
         c = pool[k]
         if (
             c.count == 1
+            and not c.in_title
             and len(tokens[k]) >= 3
             and any(
                 len(tokens[o]) >= 2 and pool[o].count > 1 and _contains(tokens[k], tokens[o])

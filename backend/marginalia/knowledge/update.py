@@ -58,6 +58,7 @@ from marginalia.knowledge.context import (
     elapsed_ms,
     require_workspace,
     resolve_llm,
+    source_text,
 )
 from marginalia.knowledge.linking import (
     classify_evidence,
@@ -69,6 +70,7 @@ from marginalia.knowledge.linking import (
     update_source_edges,
     workspace_vector,
 )
+from marginalia.knowledge.metadata_concepts import with_metadata_concepts
 from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.schemas import Extraction
 from marginalia.knowledge.vectors import embed_texts
@@ -218,7 +220,11 @@ async def update_for_source(
         chunk_texts(chunks),
         claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
     )
-    extraction = result.extraction
+    extraction = with_metadata_concepts(
+        result.extraction,
+        source.metadata_concepts,
+        source_text(title, abstract, chunks),
+    )
     timings["extract"] = extraction_ms = elapsed_ms(t)
 
     t = time.perf_counter()
@@ -442,11 +448,14 @@ async def rebuild_workspace(
             chunk_texts(chunks),
             claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
         )
-        extractions[s.id] = result.extraction
+        extraction = with_metadata_concepts(
+            result.extraction, s.metadata_concepts, source_text(s.title, s.abstract, chunks)
+        )
+        extractions[s.id] = extraction
         engines[result.engine] += 1
         chunk_ids[s.id] = {c.chunk_index: int(c.id) for c in chunks if c.id is not None}
         async with ctx.db.transaction() as session:
-            fields = extraction_fields(result.extraction, result.engine)
+            fields = extraction_fields(extraction, result.engine)
             if s.mean_embedding is None:
                 mean = await repo.mean_chunk_embedding(session, s.id)
                 if mean is not None:

@@ -160,6 +160,43 @@ def normalized_url(url: str) -> str:
 # --- the record -------------------------------------------------------------------------
 
 
+class MetadataConcept(BaseModel):
+    """A concept or topic a source's record names (OpenAlex ``concepts`` / ``topics``),
+    with its level on the record's own scale (OpenAlex concepts: 0 = a field such as
+    "Computer science" … 5 = most specific)."""
+
+    name: str
+    level: int = 1
+    score: float | None = None
+    kind: Literal["concept", "topic"] = "concept"
+
+
+class MetadataReference(BaseModel):
+    """One work a source's record says it cites (OpenAlex ``referenced_works``, an
+    unarXive ``bib_entries`` entry): its text, when known, and its identifiers."""
+
+    text: str = ""
+    doi: str | None = None
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    year: int | None = None
+
+    @field_validator("doi", mode="before")
+    @classmethod
+    def _doi(cls, value: object) -> str | None:
+        return normalize_doi(value) if isinstance(value, str) else None
+
+    @field_validator("arxiv_id", mode="before")
+    @classmethod
+    def _arxiv(cls, value: object) -> str | None:
+        return normalize_arxiv_id(value) if isinstance(value, str) else None
+
+    @field_validator("openalex_id", mode="before")
+    @classmethod
+    def _openalex(cls, value: object) -> str | None:
+        return normalize_openalex_id(value) if isinstance(value, str) else None
+
+
 class Candidate(BaseModel):
     """A paper, post or file as any source found it, before dedup and ingest.
 
@@ -186,6 +223,10 @@ class Candidate(BaseModel):
     # ingested instead of fetching anything.
     file_key: str | None = None
     file_name: str | None = None
+    # What the record says about the work's subject and references (issue 13): OpenAlex
+    # concepts/topics, OpenAlex referenced_works or unarXive bib_entries.
+    concepts: list[MetadataConcept] = Field(default_factory=list)
+    references: list[MetadataReference] = Field(default_factory=list)
 
     @field_validator("doi", mode="before")
     @classmethod

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from marginalia.sources.base import SourceError
-from marginalia.sources.candidate import Candidate
+from marginalia.sources.candidate import Candidate, MetadataReference
 
 logger = logging.getLogger(__name__)
 
@@ -70,6 +70,28 @@ def _text(value: object) -> str | None:
     return cleaned or None
 
 
+def _bib_entries(value: object) -> list[MetadataReference]:
+    """unarXive ``bib_entries`` (``{key: {"bib_entry_raw", "ids": {doi, arxiv_id,
+    open_alex_id}}}``) as references, in the record's order."""
+    out: list[MetadataReference] = []
+    if not isinstance(value, dict):
+        return out
+    for entry in value.values():
+        if not isinstance(entry, dict):
+            continue
+        raw_ids = entry.get("ids")
+        ids: dict[str, Any] = raw_ids if isinstance(raw_ids, dict) else {}
+        ref = MetadataReference(
+            text=_text(entry.get("bib_entry_raw")) or "",
+            doi=ids.get("doi") or None,
+            arxiv_id=ids.get("arxiv_id") or None,
+            openalex_id=ids.get("open_alex_id") or None,
+        )
+        if ref.text or ref.doi or ref.arxiv_id or ref.openalex_id:
+            out.append(ref)
+    return out
+
+
 def record_to_candidate(record: dict[str, Any]) -> Candidate | None:
     """Map one JSONL record; None when it has no title."""
     meta = record.get("metadata")
@@ -90,6 +112,7 @@ def record_to_candidate(record: dict[str, Any]) -> Candidate | None:
             venue=meta.get("journal-ref"),
             origin="catalog",
             source_id=arxiv_id,
+            references=_bib_entries(record.get("bib_entries")),
         )
     title = _text(record.get("title"))
     if not title:

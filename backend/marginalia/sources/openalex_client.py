@@ -28,7 +28,13 @@ import requests
 from marginalia.config import SourceSettings
 from marginalia.retry import RetryPolicy
 from marginalia.sources.base import SourceError
-from marginalia.sources.candidate import Candidate, normalize_doi, normalize_openalex_id
+from marginalia.sources.candidate import (
+    Candidate,
+    MetadataConcept,
+    MetadataReference,
+    normalize_doi,
+    normalize_openalex_id,
+)
 from marginalia.sources.ratelimit import (
     RateLimiter,
     call_with_retry,
@@ -90,6 +96,49 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def work_concepts(work: Mapping[str, Any]) -> list[MetadataConcept]:
+    """A work's OpenAlex ``concepts`` (with their level, 0–5) and ``topics`` (the most
+    specific rung of OpenAlex's domain > field > subfield > topic tree, which carries no
+    level number; a topic such as "CRISPR and Genetic Engineering" sits where level-3
+    concepts do, so it is given 3)."""
+    out: list[MetadataConcept] = []
+    for item in work.get("concepts") or []:
+        c = _dict(item)
+        name, level = c.get("display_name"), c.get("level")
+        if isinstance(name, str) and name.strip() and isinstance(level, int):
+            score = c.get("score")
+            out.append(
+                MetadataConcept(
+                    name=name.strip(),
+                    level=level,
+                    score=float(score) if isinstance(score, (int, float)) else None,
+                )
+            )
+    for item in work.get("topics") or []:
+        t = _dict(item)
+        name = t.get("display_name")
+        if isinstance(name, str) and name.strip():
+            score = t.get("score")
+            out.append(
+                MetadataConcept(
+                    name=name.strip(),
+                    level=3,
+                    score=float(score) if isinstance(score, (int, float)) else None,
+                    kind="topic",
+                )
+            )
+    return out
+
+
+def work_references(work: Mapping[str, Any]) -> list[MetadataReference]:
+    """A work's ``referenced_works`` as references by OpenAlex id."""
+    return [
+        MetadataReference(openalex_id=w)
+        for w in work.get("referenced_works") or []
+        if isinstance(w, str) and normalize_openalex_id(w)
+    ]
+
+
 def work_to_candidate(work: Mapping[str, Any]) -> Candidate:
     """Map one OpenAlex work (full or ``select=``-trimmed) to a :class:`Candidate`."""
     primary = _dict(work.get("primary_location"))
@@ -125,6 +174,8 @@ def work_to_candidate(work: Mapping[str, Any]) -> Candidate:
         venue=_dict(primary.get("source")).get("display_name"),
         origin="openalex",
         source_id=normalize_openalex_id(work.get("id")),
+        concepts=work_concepts(work),
+        references=work_references(work),
     )
 
 

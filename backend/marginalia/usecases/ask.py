@@ -295,6 +295,7 @@ async def _start_turn(rt: Runtime, plan: AskPlan) -> tuple[Conversation, Message
     """The conversation (created on the first question, titled by it) and the user message."""
     async with rt.db.transaction() as session:
         conversation = plan.conversation
+        new = conversation is None
         if conversation is None:
             conversation = await repo.create(
                 session,
@@ -303,7 +304,11 @@ async def _start_turn(rt: Runtime, plan: AskPlan) -> tuple[Conversation, Message
                 title=plan.question[: rt.settings.answer.title_chars],
             )
         message = await repo.add_message(
-            session, conversation_id=conversation.id, role="user", content=plan.question
+            session,
+            conversation_id=conversation.id,
+            role="user",
+            content=plan.question,
+            touch=not new,
         )
     return conversation, message
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
@@ -19,11 +19,12 @@ async def create(
     source_id: uuid.UUID | None,
     title: str,
 ) -> Conversation:
-    conversation = Conversation(workspace_id=workspace_id, source_id=source_id, title=title)
-    session.add(conversation)
-    await session.flush()
-    await session.refresh(conversation)
-    return conversation
+    """A new conversation; one statement (the INSERT returns the server-filled columns)."""
+    result = await session.scalars(
+        insert(Conversation).returning(Conversation),
+        [{"workspace_id": workspace_id, "source_id": source_id, "title": title}],
+    )
+    return result.one()
 
 
 async def get(session: AsyncSession, conversation_id: uuid.UUID) -> Conversation | None:
@@ -72,22 +73,30 @@ async def add_message(
     content: str,
     cited_sources: list[Any] | None = None,
     answer: dict[str, Any] | None = None,
+    touch: bool = True,
 ) -> Message:
-    message = Message(
-        conversation_id=conversation_id,
-        role=role,
-        content=content,
-        cited_sources=cited_sources or [],
-        answer=answer,
+    """A new message (its INSERT returns the server-filled columns) and, with ``touch``,
+    the conversation's ``updated_at`` moved to now (a conversation created in the same
+    transaction already has it)."""
+    result = await session.scalars(
+        insert(Message).returning(Message),
+        [
+            {
+                "conversation_id": conversation_id,
+                "role": role,
+                "content": content,
+                "cited_sources": cited_sources or [],
+                "answer": answer,
+            }
+        ],
     )
-    session.add(message)
-    await session.flush()
-    await session.execute(
-        update(Conversation)
-        .where(col(Conversation.id) == conversation_id)
-        .values(updated_at=func.now())
-    )
-    await session.refresh(message)
+    message = result.one()
+    if touch:
+        await session.execute(
+            update(Conversation)
+            .where(col(Conversation.id) == conversation_id)
+            .values(updated_at=func.now())
+        )
     return message
 
 

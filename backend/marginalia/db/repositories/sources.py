@@ -154,6 +154,8 @@ async def insert_source(
 #: Bibliographic columns an upgrade keeps from the metadata-only source when it has them
 #: (the imported record knows them better than a parsed PDF does).
 _KEPT_ON_UPGRADE = (
+    "metadata_concepts",
+    "metadata_references",
     "title",
     "authors",
     "year",
@@ -365,6 +367,32 @@ async def pages_for_source(session: AsyncSession, source_id: uuid.UUID) -> list[
         .order_by(col(SourcePage.page_number))
     )
     return list(result.scalars().all())
+
+
+async def pages_and_files(
+    session: AsyncSession, source_ids: Sequence[uuid.UUID]
+) -> dict[uuid.UUID, tuple[str, str | None, list[tuple[int, str]]]]:
+    """``source id → (kind, file key, [(page number, text)])`` of the given sources that
+    have pages, in one statement (where an answer's quotes stand)."""
+    if not source_ids:
+        return {}
+    result = await session.execute(
+        select(
+            col(SourcePage.source_id),
+            col(Source.kind),
+            col(Source.file_key),
+            col(SourcePage.page_number),
+            col(SourcePage.text),
+        )
+        .join(Source, col(Source.id) == col(SourcePage.source_id))
+        .where(col(SourcePage.source_id).in_(list(source_ids)))
+        .order_by(col(SourcePage.source_id), col(SourcePage.page_number))
+    )
+    out: dict[uuid.UUID, tuple[str, str | None, list[tuple[int, str]]]] = {}
+    for source_id, kind, file_key, number, page_text in result.all():
+        entry = out.setdefault(source_id, (str(kind), file_key, []))
+        entry[2].append((int(number), str(page_text)))
+    return out
 
 
 async def delete_source(session: AsyncSession, source_id: uuid.UUID) -> bool:

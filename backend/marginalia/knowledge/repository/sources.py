@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,7 @@ class SourceRow:
     quality_score: float | None = None
     tldr: str | None = None
     created_at: datetime | None = None
+    metadata_concepts: list[dict[str, Any]] = field(default_factory=list)
 
 
 async def get_source(session: AsyncSession, source_id: uuid.UUID) -> Source | None:
@@ -96,6 +97,7 @@ async def workspace_sources(
             col(Source.quality_score),
             col(Source.tldr),
             col(Source.created_at),
+            col(Source.metadata_concepts),
         )
         .outerjoin(lengths, lengths.c.source_id == col(Source.id))
         .where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
@@ -124,6 +126,7 @@ async def workspace_sources(
                 quality_score=r[10],
                 tldr=r[11],
                 created_at=r[12],
+                metadata_concepts=list(r[13] or []),
             )
         )
     return rows
@@ -160,9 +163,11 @@ async def edge_candidates(
     need not be substrings of ``lower(title)``). Only the ids leave the database.
 
     Also returns which of ``linked`` are ready (the sources the caller knows of)."""
+    # one LIKE per pattern, summed in the row (no per-row subquery)
+    hits = " + ".join(f"(lower(title) LIKE :p{i})::int" for i in range(len(title_patterns)))
     result = await session.execute(
         text(
-            """
+            f"""
             SELECT id, dist < :ds OR hits >= :hs
                        OR (id = ANY(CAST(:once AS uuid[])) AND (dist < :dw OR hits >= :hw))
               FROM (
@@ -170,8 +175,7 @@ async def edge_candidates(
                        mean_embedding <=> (SELECT mean_embedding FROM sources WHERE id = :me)
                            AS dist,
                        CASE WHEN title ~ '[^[:ascii:]]' THEN 1000000
-                            ELSE (SELECT count(*) FROM unnest(CAST(:pats AS text[])) p
-                                   WHERE lower(title) LIKE p) END AS hits
+                            ELSE coalesce({hits or "0"}, 0) END AS hits
                   FROM sources
                  WHERE workspace_id = :ws AND status = 'ready' AND id <> :me
             ) s
@@ -183,7 +187,7 @@ async def edge_candidates(
         {
             "ws": workspace_id,
             "me": source_id,
-            "pats": list(title_patterns),
+            **{f"p{i}": p for i, p in enumerate(title_patterns)},
             "ds": strong_distance,
             "hs": strong_hits,
             "once": list(shared_once),
