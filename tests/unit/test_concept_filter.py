@@ -280,3 +280,15 @@ def test_generic_heads_people_and_generic_short_forms() -> None:
     ex = extract_offline("Fine-tuning SciBERT", None, [ChunkText(0, text, "introduction")] * 2)
     names = {c.name for c in ex.concepts}
     assert "SciBERT" in names and "LM" not in names  # as generic as "language models"
+
+
+def test_a_name_before_the_word_for_its_kind_is_the_name() -> None:
+    text = (
+        "We run the ScienceParse system on every PDF. The ScienceParse system extracts "
+        "titles; the ScienceParse system also extracts authors. Later, the ScienceParse "
+        "system was retrained. NLP models and NLP models again; NLP models, NLP models."
+    )
+    ex = extract_offline("Metadata extraction", None, [ChunkText(0, text, "methods")] * 2)
+    keys = {normalize_concept(c.name) for c in ex.concepts}
+    assert "scienceparse" in keys and "scienceparse system" not in keys
+    assert "nlp" not in keys  # "NLP models" are models of a field, not the thing NLP

@@ -10,6 +10,7 @@ import uuid
 
 import pytest
 
+from marginalia.discovery.support import jsonable_candidate, merge_into
 from marginalia.knowledge.citations import (
     CitableSource,
     TitleIndex,
@@ -22,6 +23,7 @@ from marginalia.knowledge.metadata_concepts import (
     with_metadata_concepts,
 )
 from marginalia.knowledge.schemas import ExtractedConcept, Extraction
+from marginalia.sources.candidate import Candidate
 from marginalia.sources.catalog import record_to_candidate
 from marginalia.sources.openalex_client import work_to_candidate
 from tests.support.replay_server import FIXTURES
@@ -129,3 +131,16 @@ def test_metadata_references_match_as_printed_ones() -> None:
     assert [r.position for r in refs] == [7, 8, 9]
     matches = match_references(citing, refs, TitleIndex([cited, by_arxiv, absent]))
     assert {(m.cited, m.how) for m in matches} == {(cited.id, "openalex"), (by_arxiv.id, "arxiv")}
+
+
+def test_a_kept_duplicate_takes_the_records_concepts_and_references() -> None:
+    work = _work()
+    openalex = work_to_candidate(work)
+    arxiv = Candidate(title=openalex.title, origin="arxiv", arxiv_id="2101.00001")
+    kept = {"candidate": jsonable_candidate(arxiv)}
+    merge_into(kept, openalex)
+    merged = Candidate.model_validate(kept["candidate"])
+    assert merged.concepts == openalex.concepts and merged.references == openalex.references
+    # what the kept record has is not overwritten
+    merge_into(kept, arxiv)
+    assert Candidate.model_validate(kept["candidate"]).concepts == openalex.concepts

@@ -180,6 +180,11 @@ def merge_into(kept: dict[str, Any], other: Candidate) -> None:
             data[name] = getattr(other, name)
     if not data.get("authors") and other.authors:
         data["authors"] = list(other.authors)
+    # an arXiv record kept over its OpenAlex duplicate takes the latter's concepts and
+    # references (issue 13)
+    for name in ("concepts", "references"):
+        if not data.get(name) and getattr(other, name):
+            data[name] = [item.model_dump(mode="json") for item in getattr(other, name)]
 
 
 def slug_of(text: str, limit: int = 60) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from marginalia.knowledge.background import Background, load_background
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
+    is_named_token,
     mmr_order,
     token_similarity,
     weight_of,
@@ -174,7 +175,9 @@ class _Candidate:
     in_abstract: bool = False
     first: int = 1 << 30
     heads: int = 0
-    """Occurrences that end a noun-phrase run (the phrase is the head, not a modifier)."""
+    """Occurrences that end a noun-phrase run (the phrase is the head, not a modifier), or
+    a name before the singular word for its kind ("ScienceParse" of "ScienceParse
+    system"; not "NLP" of "NLP models")."""
     surfaces: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -274,6 +277,28 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     return runs
 
 
+_KIND_HEADS = wordset(
+    """
+    system systems model models method methods approach framework tool tools toolkit
+    library package software database corpus dataset benchmark algorithm architecture
+    pipeline platform project program service
+    """
+)
+"""What a named thing is ("ScienceParse system", "PAML package"): after a name, the phrase
+is the name."""
+
+
+def _name_with_kind(gram: Sequence[tuple[str, bool]]) -> bool:
+    """A name (acronyms, CamelCase or letter-digit tokens, capitalised words) followed by
+    a word saying what kind of thing it is."""
+    *name, (head, _initial) = gram
+    return (
+        head.casefold() in _KIND_HEADS
+        and is_named_token(name[0][0])
+        and all(is_named_token(t) or (t[:1].isupper() and not initial) for t, initial in name)
+    )
+
+
 _DIGITS = re.compile(r"\d+")
 RUNNING_LINE_CHUNKS = 3
 RUNNING_LINE_MAX_CHARS = 120
@@ -368,6 +393,8 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                         or (len(first) < 3 and not is_acronym(gram[0][0]))
                     ):
                         continue
+                    if n > 1 and _name_with_kind(gram):
+                        continue  # "ScienceParse system", "the SciBERT model": the name
                     surface = _display_phrase(gram, title_case)
                     key = normalize_concept(surface)
                     if not key:
@@ -380,7 +407,11 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     cand.in_title |= sent.origin == "title"
                     cand.in_abstract |= sent.origin == "abstract"
                     cand.first = min(cand.first, sent.order)
-                    cand.heads += i + n == n_run
+                    cand.heads += i + n == n_run or (
+                        i + n == n_run - 1
+                        and not run[-1][0].casefold().endswith("s")
+                        and _name_with_kind(run[i:n_run])
+                    )
                     cand.surfaces[surface] += 1
     return cands
 
