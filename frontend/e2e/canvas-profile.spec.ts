@@ -31,6 +31,7 @@ test('canvas profile', async ({ browser, request }) => {
   await page.waitForFunction(() => document.querySelector('[data-testid="canvas"]')?.getAttribute('data-state') === 'ready', null, { timeout: 180_000, polling: 500 })
   await page.waitForTimeout(2500)
   const { profile } = await cdp.send('Profiler.stop')
+  if (process.env.E2E_PROFILE_SHOT) await page.screenshot({ path: process.env.E2E_PROFILE_SHOT })
   const info = await page.evaluate(() => {
     const w = window as unknown as { __long: { start: number; duration: number }[] }
     const marks = performance.getEntriesByType('mark').map((m) => ({ name: m.name, t: Math.round(m.startTime) }))

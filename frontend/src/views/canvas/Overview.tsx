@@ -52,7 +52,14 @@ export function Overview(props: {
     const x1 = (width - tx) / zoom + 300
     const y1 = (height - ty) / zoom + 300
     const colours = dark ? FILL.dark : FILL.light
-    ctx.lineWidth = 1 / zoom
+    // Batched: one path per colour and alpha (a stroke or fill per path, not per element).
+    const batches = new Map<string, { alpha: number; colour: string; width: number; path: Path2D }>()
+    const batch = (colour: string, alpha: number, width: number) => {
+      const key = `${colour}|${alpha}|${width}`
+      let b = batches.get(key)
+      if (!b) batches.set(key, (b = { alpha, colour, width, path: new Path2D() }))
+      return b.path
+    }
     for (const e of graph.edges) {
       if (!edgeVisible(e, visible as Set<string>, filters)) continue
       const a = positions.get(e.source)
@@ -60,26 +67,44 @@ export function Overview(props: {
       if (!a || !b) continue
       if ((a.x < x0 && b.x < x0) || (a.x > x1 && b.x > x1) || (a.y < y0 && b.y < y0) || (a.y > y1 && b.y > y1)) continue
       const lit = highlight?.edges.has(e.id) ?? false
-      ctx.globalAlpha = highlight && !lit ? 0.1 : 0.55
-      ctx.strokeStyle = EDGE_STYLES[e.type].color
       const sa = NODE_SIZE[types.get(e.source) ?? 'concept']
       const sb = NODE_SIZE[types.get(e.target) ?? 'concept']
-      ctx.beginPath()
-      ctx.moveTo(a.x + sa.width / 2, a.y + sa.height / 2)
-      ctx.lineTo(b.x + sb.width / 2, b.y + sb.height / 2)
-      ctx.stroke()
+      const path = batch(EDGE_STYLES[e.type].color, highlight && !lit ? 0.1 : 0.55, 1)
+      path.moveTo(a.x + sa.width / 2, a.y + sa.height / 2)
+      path.lineTo(b.x + sb.width / 2, b.y + sb.height / 2)
     }
+    for (const b of batches.values()) {
+      ctx.globalAlpha = b.alpha
+      ctx.strokeStyle = b.colour
+      ctx.lineWidth = b.width / zoom
+      ctx.stroke(b.path)
+    }
+    const fills = new Map<string, { alpha: number; path: Path2D }>()
+    batches.clear()
     for (const n of graph.nodes) {
       const p = positions.get(n.id)
       if (!p || !visible.has(n.id) || p.x > x1 || p.y > y1 || p.x < x0 - 300 || p.y < y0 - 300) continue
       const { width: w, height: h } = NODE_SIZE[n.type]
       const lit = highlight?.nodes.has(n.id) ?? false
-      ctx.globalAlpha = highlight && !lit ? 0.3 : 1
-      ctx.fillStyle = n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : colours[n.type]
-      ctx.fillRect(p.x, p.y, w, h)
-      ctx.lineWidth = (n.id === selected ? 3 : lit ? 2 : 1) / zoom
-      ctx.strokeStyle = n.id === selected ? '#2856c9' : lit ? '#f59e0b' : colours.stroke
-      ctx.strokeRect(p.x, p.y, w, h)
+      const alpha = highlight && !lit ? 0.3 : 1
+      const fill = n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : colours[n.type]
+      const key = `${fill}|${alpha}`
+      let f = fills.get(key)
+      if (!f) fills.set(key, (f = { alpha, path: new Path2D() }))
+      f.path.rect(p.x, p.y, w, h)
+      const ring = n.id === selected ? '#2856c9' : lit ? '#f59e0b' : colours.stroke
+      batch(ring, alpha, n.id === selected ? 3 : lit ? 2 : 1).rect(p.x, p.y, w, h)
+    }
+    for (const [key, f] of fills) {
+      ctx.globalAlpha = f.alpha
+      ctx.fillStyle = key.split('|')[0]!
+      ctx.fill(f.path)
+    }
+    for (const b of batches.values()) {
+      ctx.globalAlpha = b.alpha
+      ctx.strokeStyle = b.colour
+      ctx.lineWidth = b.width / zoom
+      ctx.stroke(b.path)
     }
     ctx.globalAlpha = 1
   }, [graph, types, positions, visible, filters, highlight, selected, dark, tx, ty, zoom, size])

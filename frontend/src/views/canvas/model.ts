@@ -221,10 +221,17 @@ export function hashText(text: string): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0')
 }
 
-/** What a layout depends on: node ids, types and redundancy clusters, edge ends and types
- * (not labels or metadata). */
+/** What a layout depends on: node ids, types and redundancy clusters (who is with whom, not
+ * the cluster's id, which a knowledge refresh may issue anew), edge ends and types (not
+ * labels or metadata). */
 export function graphHash(graph: Graph, version: string): string {
-  const nodes = graph.nodes.map((n) => `${n.id}|${n.type}|${n.clusterId ?? ''}`).sort()
+  const first = new Map<string, string>()
+  for (const n of graph.nodes)
+    if (n.clusterId) {
+      const f = first.get(n.clusterId)
+      if (f === undefined || n.id < f) first.set(n.clusterId, n.id)
+    }
+  const nodes = graph.nodes.map((n) => `${n.id}|${n.type}|${n.clusterId ? first.get(n.clusterId) : ''}`).sort()
   const edges = graph.edges.map((e) => `${e.source}>${e.target}|${e.type}`).sort()
   return hashText(`${version}\n${nodes.join('\n')}\n--\n${edges.join('\n')}`)
 }

@@ -55,6 +55,19 @@ describe('graphHash', () => {
     const moreEdges = { ...twoComponents, edges: [...twoComponents.edges, edge('a', 'c', 'related')] }
     expect(graphHash(moreEdges, 'v')).not.toBe(graphHash(twoComponents, 'v'))
   })
+
+  it("depends on who shares a redundancy cluster, not on the cluster's id", () => {
+    const clustered = (ids: Record<string, string | null>): Graph => ({
+      ...twoComponents,
+      nodes: twoComponents.nodes.map((n) => ({ ...n, clusterId: ids[n.id] ?? null })),
+    })
+    const one = clustered({ 'concept:a': 'k1', 'concept:b': 'k1' })
+    const renamed = clustered({ 'concept:a': 'k2', 'concept:b': 'k2' })
+    const other = clustered({ 'concept:a': 'k1', 'concept:c': 'k1' })
+    expect(graphHash(renamed, 'v')).toBe(graphHash(one, 'v'))
+    expect(graphHash(other, 'v')).not.toBe(graphHash(one, 'v'))
+    expect(graphHash(one, 'v')).not.toBe(graphHash(twoComponents, 'v'))
+  })
 })
 
 describe('layout cache by graph hash', () => {
