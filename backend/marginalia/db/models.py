@@ -12,7 +12,6 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -23,84 +22,21 @@ from sqlalchemy import (
     Integer,
     Text,
     UniqueConstraint,
-    func,
     text,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB, TSVECTOR, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, TSVECTOR, UUID
 from sqlmodel import Field, SQLModel
 
-
-def _uuid_pk() -> Any:
-    return Field(
-        default_factory=uuid.uuid4,
-        sa_column=Column(
-            UUID(as_uuid=True), primary_key=True, server_default=text("gen_random_uuid()")
-        ),
-    )
-
-
-def _fk(
-    target: str, *, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True
-) -> Any:
-    return Field(
-        default=None,
-        sa_column=Column(
-            UUID(as_uuid=True),
-            ForeignKey(target, ondelete=ondelete),
-            nullable=nullable,
-            index=index,
-        ),
-    )
-
-
-def _created() -> Any:
-    return Field(
-        default=None,
-        sa_column=Column(DateTime(timezone=True), nullable=False, server_default=func.now()),
-    )
-
-
-def _updated() -> Any:
-    return Field(
-        default=None,
-        sa_column=Column(
-            DateTime(timezone=True), nullable=False, server_default=func.now(), onupdate=func.now()
-        ),
-    )
-
-
-def _empty_text() -> Any:
-    return Field(default="", sa_column=Column(Text, nullable=False, server_default=text("''")))
-
-
-def _json(default: Any = None, *, nullable: bool = True) -> Any:
-    server_default = None
-    if isinstance(default, list):
-        server_default = text("'[]'::jsonb")
-    elif isinstance(default, dict):
-        server_default = text("'{}'::jsonb")
-    return Field(
-        default_factory=(lambda: type(default)()) if default is not None else (lambda: None),
-        sa_column=Column(JSONB, nullable=nullable, server_default=server_default),
-    )
-
-
-def _hnsw(table: str, column: str = "embedding") -> Index:
-    """HNSW (cosine) index: every embedding column searched by nearest neighbour has one."""
-    return Index(
-        f"ix_{table}_{column}_hnsw",
-        column,
-        postgresql_using="hnsw",
-        postgresql_ops={column: "vector_cosine_ops"},
-    )
-
-
-def _vector() -> Any:
-    # No dimension here: the column's dimension lives in the database (the migration gives
-    # it the configured model's, pinned in embedding_model), so importing the schema reads
-    # no settings.
-    return Field(default=None, sa_column=Column(Vector(), nullable=True))
-
+from marginalia.db.models_columns import (
+    created,
+    empty_text,
+    fk,
+    hnsw,
+    jsonb,
+    updated,
+    uuid_pk,
+    vector,
+)
 
 # ---------------------------------------------------------------------------- users
 
@@ -109,23 +45,23 @@ class User(SQLModel, table=True):
     """An account (accounts mode, migration 0010); local mode has none."""
 
     __tablename__ = "users"
-    id: uuid.UUID = _uuid_pk()
+    id: uuid.UUID = uuid_pk()
     email: str = Field(unique=True)
     name: str | None = None
     # argon2id (``argon2-cffi``); None: the user cannot sign in with a password.
     password_hash: str | None = None
-    created_at: datetime = _created()
+    created_at: datetime = created()
 
 
 class ApiToken(SQLModel, table=True):
     """A bearer token for the CLI and agents; only its SHA-256 is stored."""
 
     __tablename__ = "api_tokens"
-    id: uuid.UUID = _uuid_pk()
-    user_id: uuid.UUID = _fk("users.id")
+    id: uuid.UUID = uuid_pk()
+    user_id: uuid.UUID = fk("users.id")
     name: str
     token_hash: str = Field(unique=True)
-    created_at: datetime = _created()
+    created_at: datetime = created()
     last_used_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
@@ -139,7 +75,7 @@ class EmbeddingModel(SQLModel, table=True):
     id: int = Field(default=1, primary_key=True)
     model_id: str
     dim: int
-    created_at: datetime = _created()
+    created_at: datetime = created()
 
 
 # ---------------------------------------------------------------------------- workspaces
@@ -147,17 +83,17 @@ class EmbeddingModel(SQLModel, table=True):
 
 class Workspace(SQLModel, table=True):
     __tablename__ = "workspaces"
-    __table_args__ = (_hnsw("workspaces", "description_embedding"),)
-    id: uuid.UUID = _uuid_pk()
+    __table_args__ = (hnsw("workspaces", "description_embedding"),)
+    id: uuid.UUID = uuid_pk()
     name: str = Field(index=True)
     description: str = ""
-    description_embedding: list[float] | None = _vector()
-    owner_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True)
+    description_embedding: list[float] | None = vector()
+    owner_id: uuid.UUID | None = fk("users.id", ondelete="SET NULL", nullable=True)
     # bumped by every knowledge update (source added or removed, rebuild); a learning path
     # made at an older version is stale
     knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class Source(SQLModel, table=True):
@@ -171,14 +107,14 @@ class Source(SQLModel, table=True):
         # No HNSW index on mean_embedding: nearest sources are ranked exactly within a
         # workspace (migration 0005).
     )
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     kind: str  # pdf | html | markdown | text | abstract | web
     origin: str = "upload"  # upload | arxiv | openalex | brave | catalog | bibtex
     status: str = "pending"  # pending | ingesting | ready | failed
     error: str | None = None
     title: str | None = None
-    authors: list[str] = _json([])
+    authors: list[str] = jsonb([])
     year: int | None = None
     venue: str | None = None
     abstract: str | None = None
@@ -193,8 +129,8 @@ class Source(SQLModel, table=True):
     abstract_only: bool = False
     # What the source's record says (issue 13): OpenAlex concepts/topics with their levels
     # and the works it references (OpenAlex referenced_works, unarXive bib_entries).
-    metadata_concepts: list[dict[str, Any]] = _json([])
-    metadata_references: list[dict[str, Any]] = _json([])
+    metadata_concepts: list[dict[str, Any]] = jsonb([])
+    metadata_references: list[dict[str, Any]] = jsonb([])
     file_key: str | None = None
     file_name: str | None = None
     content_type: str | None = None
@@ -212,14 +148,14 @@ class Source(SQLModel, table=True):
     tldr: str | None = None
     thesis: str | None = None
     methodology: str | None = None
-    key_results: list[str] = _json([])
-    limitations: list[str] = _json([])
-    datasets: list[str] = _json([])
-    contributions: list[str] = _json([])
+    key_results: list[str] = jsonb([])
+    limitations: list[str] = jsonb([])
+    datasets: list[str] = jsonb([])
+    contributions: list[str] = jsonb([])
     extraction_engine: str | None = None
-    mean_embedding: list[float] | None = _vector()
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    mean_embedding: list[float] | None = vector()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class SourcePage(SQLModel, table=True):
@@ -240,13 +176,13 @@ class Chunk(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
         # No GIN index on tsv: BM25 reads retrieval_impacts (migrations 0004, 0009).
-        _hnsw("chunks"),
+        hnsw("chunks"),
     )
     id: int | None = Field(
         default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
     )
-    source_id: uuid.UUID = _fk("sources.id")
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    source_id: uuid.UUID = fk("sources.id")
+    workspace_id: uuid.UUID = fk("workspaces.id")
     chunk_index: int
     text: str
     section_type: str = "other"
@@ -256,7 +192,7 @@ class Chunk(SQLModel, table=True):
     char_start: int | None = None
     char_end: int | None = None
     token_count: int
-    embedding: list[float] | None = _vector()
+    embedding: list[float] | None = vector()
     tsv: str | None = Field(
         default=None,
         sa_column=Column(TSVECTOR, Computed("to_tsvector('english', text)", persisted=True)),
@@ -273,7 +209,7 @@ class Concept(SQLModel, table=True):
     __tablename__ = "concepts"
     __table_args__ = (
         UniqueConstraint("workspace_id", "slug", name="uq_concepts_workspace_slug"),
-        _hnsw("concepts"),
+        hnsw("concepts"),
         # fastupdate off: a search reads no pending list (it grew with every insert, 0014)
         Index(
             "ix_concepts_match_keys",
@@ -282,21 +218,21 @@ class Concept(SQLModel, table=True):
             postgresql_with={"fastupdate": "off"},
         ),
     )
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     name: str
     slug: str
     level: int = 1  # 0 foundational … 2 specialised
     description: str | None = None
-    aliases: list[str] = _json([])
+    aliases: list[str] = jsonb([])
     # Tagged merge keys of the name and aliases (knowledge/match_keys.py, migration 0011).
     match_keys: list[str] = Field(
         default_factory=list,
         sa_column=Column(ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
     )
     centrality: float | None = None
-    embedding: list[float] | None = _vector()
-    created_at: datetime = _created()
+    embedding: list[float] | None = vector()
+    created_at: datetime = created()
 
 
 class ConceptEdge(SQLModel, table=True):
@@ -306,10 +242,10 @@ class ConceptEdge(SQLModel, table=True):
             "source_concept_id", "target_concept_id", "edge_type", name="uq_concept_edge"
         ),
     )
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
-    source_concept_id: uuid.UUID = _fk("concepts.id")
-    target_concept_id: uuid.UUID = _fk("concepts.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
+    source_concept_id: uuid.UUID = fk("concepts.id")
+    target_concept_id: uuid.UUID = fk("concepts.id")
     edge_type: str  # prerequisite | specialization | related
     evidence: str | None = None
     weight: float = 1.0
@@ -335,25 +271,25 @@ class SourceConcept(SQLModel, table=True):
 
 class Claim(SQLModel, table=True):
     __tablename__ = "claims"
-    __table_args__ = (_hnsw("claims"),)
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
-    source_id: uuid.UUID = _fk("sources.id")
+    __table_args__ = (hnsw("claims"),)
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
+    source_id: uuid.UUID = fk("sources.id")
     chunk_id: int | None = Field(
         default=None,
         sa_column=Column(BigInteger, ForeignKey("chunks.id", ondelete="SET NULL"), nullable=True),
     )
     text: str
     quote: str | None = None
-    embedding: list[float] | None = _vector()
-    created_at: datetime = _created()
+    embedding: list[float] | None = vector()
+    created_at: datetime = created()
 
 
 class ClaimEvidence(SQLModel, table=True):
     __tablename__ = "claim_evidence"
-    id: uuid.UUID = _uuid_pk()
-    claim_id: uuid.UUID = _fk("claims.id")
-    source_id: uuid.UUID = _fk("sources.id")
+    id: uuid.UUID = uuid_pk()
+    claim_id: uuid.UUID = fk("claims.id")
+    source_id: uuid.UUID = fk("sources.id")
     chunk_id: int | None = Field(
         default=None,
         sa_column=Column(BigInteger, ForeignKey("chunks.id", ondelete="CASCADE"), nullable=True),
@@ -367,12 +303,12 @@ class ClaimEvidence(SQLModel, table=True):
 class SourceEdge(SQLModel, table=True):
     __tablename__ = "source_edges"
     __table_args__ = (UniqueConstraint("source_a_id", "source_b_id", name="uq_source_edge"),)
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
-    source_a_id: uuid.UUID = _fk("sources.id")
-    source_b_id: uuid.UUID = _fk("sources.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
+    source_a_id: uuid.UUID = fk("sources.id")
+    source_b_id: uuid.UUID = fk("sources.id")
     strength: str  # strong | weak
-    signals: dict[str, Any] = _json({})
+    signals: dict[str, Any] = jsonb({})
     label: str | None = None
 
 
@@ -394,8 +330,8 @@ class SourceReference(SQLModel, table=True):
     id: int | None = Field(
         default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
     )
-    workspace_id: uuid.UUID = _fk("workspaces.id")
-    source_id: uuid.UUID = _fk("sources.id")
+    workspace_id: uuid.UUID = fk("workspaces.id")
+    source_id: uuid.UUID = fk("sources.id")
     position: int
     text: str
     norm: str  # lower-case words, line-break hyphens joined
@@ -403,7 +339,7 @@ class SourceReference(SQLModel, table=True):
     arxiv_id: str | None = None
     openalex_id: str | None = None
     year: int | None = None
-    cited_source_id: uuid.UUID | None = _fk("sources.id", ondelete="SET NULL", nullable=True)
+    cited_source_id: uuid.UUID | None = fk("sources.id", ondelete="SET NULL", nullable=True)
     match: str | None = None  # doi | arxiv | openalex | title
     match_score: float | None = None
     terms: str | None = Field(
@@ -414,11 +350,11 @@ class SourceReference(SQLModel, table=True):
 
 class RedundancyCluster(SQLModel, table=True):
     __tablename__ = "redundancy_clusters"
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     label: str | None = None
     mean_similarity: float | None = None
-    created_at: datetime = _created()
+    created_at: datetime = created()
 
 
 class RedundancyClusterMember(SQLModel, table=True):
@@ -444,30 +380,30 @@ class WikiPage(SQLModel, table=True):
     __tablename__ = "wiki_pages"
     __table_args__ = (
         UniqueConstraint("workspace_id", "slug", name="uq_wiki_workspace_slug"),
-        _hnsw("wiki_pages"),
+        hnsw("wiki_pages"),
     )
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     slug: str
     title: str
     body: str
-    links: list[str] = _json([])
-    cited: list[Any] = _json([])
-    embedding: list[float] | None = _vector()
+    links: list[str] = jsonb([])
+    cited: list[Any] = jsonb([])
+    embedding: list[float] | None = vector()
     revision: int = 1
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class WikiRevision(SQLModel, table=True):
     __tablename__ = "wiki_revisions"
-    id: uuid.UUID = _uuid_pk()
-    page_id: uuid.UUID = _fk("wiki_pages.id")
+    id: uuid.UUID = uuid_pk()
+    page_id: uuid.UUID = fk("wiki_pages.id")
     revision: int
     title: str
     body: str
     reason: str | None = None
-    created_at: datetime = _created()
+    created_at: datetime = created()
 
 
 # ---------------------------------------------------------------------------- conversations
@@ -475,36 +411,36 @@ class WikiRevision(SQLModel, table=True):
 
 class Conversation(SQLModel, table=True):
     __tablename__ = "conversations"
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     # Set for per-paper Q&A: the conversation is scoped to this source.
-    source_id: uuid.UUID | None = _fk("sources.id", nullable=True)
+    source_id: uuid.UUID | None = fk("sources.id", nullable=True)
     title: str
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class Message(SQLModel, table=True):
     __tablename__ = "messages"
-    id: uuid.UUID = _uuid_pk()
-    conversation_id: uuid.UUID = _fk("conversations.id")
+    id: uuid.UUID = uuid_pk()
+    conversation_id: uuid.UUID = fk("conversations.id")
     role: str  # user | assistant
     content: str
     # Invariant 7: only sources cited in the answer are saved here.
-    cited_sources: list[Any] = _json([])
-    answer: dict[str, Any] | None = _json(None)
-    created_at: datetime = _created()
+    cited_sources: list[Any] = jsonb([])
+    answer: dict[str, Any] | None = jsonb(None)
+    created_at: datetime = created()
 
 
 class Note(SQLModel, table=True):
     __tablename__ = "notes"
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
-    source_id: uuid.UUID | None = _fk("sources.id", nullable=True)
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
+    source_id: uuid.UUID | None = fk("sources.id", nullable=True)
     page: int | None = None
     body: str
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class Highlight(SQLModel, table=True):
@@ -513,47 +449,47 @@ class Highlight(SQLModel, table=True):
     with ``prefix``/``suffix`` context, and its PDF rectangles (0–1, unrotated)."""
 
     __tablename__ = "highlights"
-    id: uuid.UUID = _uuid_pk()
-    source_id: uuid.UUID = _fk("sources.id")
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    source_id: uuid.UUID = fk("sources.id")
+    workspace_id: uuid.UUID = fk("workspaces.id")
     page: int
     page_end: int
     char_start: int
     char_end: int
     text: str
-    prefix: str = _empty_text()
-    suffix: str = _empty_text()
-    rects: list[dict[str, Any]] = _json([], nullable=False)
+    prefix: str = empty_text()
+    suffix: str = empty_text()
+    rects: list[dict[str, Any]] = jsonb([], nullable=False)
     color: str = "yellow"
     note: str | None = None
-    created_at: datetime = _created()
-    updated_at: datetime = _updated()
+    created_at: datetime = created()
+    updated_at: datetime = updated()
 
 
 class LearningPath(SQLModel, table=True):
     __tablename__ = "learning_paths"
-    id: uuid.UUID = _uuid_pk()
-    workspace_id: uuid.UUID = _fk("workspaces.id")
+    id: uuid.UUID = uuid_pk()
+    workspace_id: uuid.UUID = fk("workspaces.id")
     title: str
-    broken_cycles: list[str] = _json([])
+    broken_cycles: list[str] = jsonb([])
     notes: str | None = None
     engine: str | None = None
     knowledge_version: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
-    source_ids: list[Any] = _json([])  # the sources it was planned over
-    created_at: datetime = _created()
+    source_ids: list[Any] = jsonb([])  # the sources it was planned over
+    created_at: datetime = created()
 
 
 class LearningPathStep(SQLModel, table=True):
     __tablename__ = "learning_path_steps"
     __table_args__ = (UniqueConstraint("path_id", "position", name="uq_path_step_position"),)
-    id: uuid.UUID = _uuid_pk()
-    path_id: uuid.UUID = _fk("learning_paths.id")
+    id: uuid.UUID = uuid_pk()
+    path_id: uuid.UUID = fk("learning_paths.id")
     position: int
-    source_id: uuid.UUID = _fk("sources.id")
+    source_id: uuid.UUID = fk("sources.id")
     difficulty: str
-    prerequisites: list[Any] = _json([])
-    takeaways: list[str] = _json([])
-    concepts: list[str] = _json([])
+    prerequisites: list[Any] = jsonb([])
+    takeaways: list[str] = jsonb([])
+    concepts: list[str] = jsonb([])
     reading_minutes: int
     read_at: datetime | None = Field(
         default=None, sa_column=Column(DateTime(timezone=True), nullable=True)
@@ -566,16 +502,16 @@ class LearningPathStep(SQLModel, table=True):
 class Job(SQLModel, table=True):
     __tablename__ = "jobs"
     __table_args__ = (Index("ix_jobs_status", "status"),)
-    id: uuid.UUID = _uuid_pk()
+    id: uuid.UUID = uuid_pk()
     kind: str
-    workspace_id: uuid.UUID | None = _fk("workspaces.id", nullable=True)
+    workspace_id: uuid.UUID | None = fk("workspaces.id", nullable=True)
     # who started it (accounts mode): a job without a workspace is visible only to them
-    user_id: uuid.UUID | None = _fk("users.id", ondelete="SET NULL", nullable=True, index=False)
+    user_id: uuid.UUID | None = fk("users.id", ondelete="SET NULL", nullable=True, index=False)
     status: str = "queued"  # queued | running | succeeded | failed | cancelled
-    params: dict[str, Any] = _json({})
+    params: dict[str, Any] = jsonb({})
     # What a resumed run needs to skip work it already did.
-    checkpoint: dict[str, Any] = _json({})
-    result: dict[str, Any] | None = _json(None)
+    checkpoint: dict[str, Any] = jsonb({})
+    result: dict[str, Any] | None = jsonb(None)
     error: str | None = None
     # Set when a crash cut the job off; such a job can be resumed or retried.
     interrupted: bool = False
@@ -584,7 +520,7 @@ class Job(SQLModel, table=True):
     attempts: int = 0
     backend: str | None = None
     worker: str | None = None
-    created_at: datetime = _created()
+    created_at: datetime = created()
     started_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     finished_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
     heartbeat_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
@@ -595,13 +531,13 @@ class JobEvent(SQLModel, table=True):
     id: int | None = Field(
         default=None, sa_column=Column(BigInteger, primary_key=True, autoincrement=True)
     )
-    job_id: uuid.UUID = _fk("jobs.id")
+    job_id: uuid.UUID = fk("jobs.id")
     type: str  # status | stage | progress | log | result | error
     stage: str | None = None
     message: str | None = None
     progress: float | None = None
-    data: dict[str, Any] = _json({})
-    created_at: datetime = _created()
+    data: dict[str, Any] = jsonb({})
+    created_at: datetime = created()
 
 
 from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401

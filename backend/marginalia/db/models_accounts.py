@@ -5,34 +5,19 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import CheckConstraint, Column, DateTime, ForeignKey, Text, func, text
+from sqlalchemy import CheckConstraint, Column, DateTime, ForeignKey, Text
 from sqlalchemy.dialects.postgresql import UUID
 from sqlmodel import Field, SQLModel
 
-
-def _uuid_pk() -> Any:
-    return Field(
-        default_factory=uuid.uuid4,
-        sa_column=Column(
-            UUID(as_uuid=True), primary_key=True, server_default=text("gen_random_uuid()")
-        ),
-    )
-
-
-def _created() -> Any:
-    return Field(
-        default=None,
-        sa_column=Column(DateTime(timezone=True), nullable=False, server_default=func.now()),
-    )
+from marginalia.db.models_columns import created, uuid_pk
 
 
 class UserSession(SQLModel, table=True):
     """A signed-in browser: the session cookie's SHA-256 and when it expires."""
 
     __tablename__ = "user_sessions"
-    id: uuid.UUID = _uuid_pk()
+    id: uuid.UUID = uuid_pk()
     user_id: uuid.UUID = Field(
         sa_column=Column(
             UUID(as_uuid=True),
@@ -42,7 +27,7 @@ class UserSession(SQLModel, table=True):
         )
     )
     token_hash: str = Field(sa_column=Column(Text, nullable=False, unique=True))
-    created_at: datetime = _created()
+    created_at: datetime = created()
     expires_at: datetime = Field(sa_column=Column(DateTime(timezone=True), nullable=False))
 
 
@@ -69,4 +54,4 @@ class WorkspaceMember(SQLModel, table=True):
         )
     )
     role: str = Field(sa_column=Column(Text, nullable=False))
-    created_at: datetime = _created()
+    created_at: datetime = created()

@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from marginalia.knowledge import keyphrase_words as vocab
 from marginalia.knowledge.background import Background, load_background
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
@@ -25,7 +26,6 @@ from marginalia.knowledge.text import (
     STOP_WORDS,
     content_tokens,
     normalize_whitespace,
-    wordset,
 )
 
 _I = re.IGNORECASE
@@ -43,120 +43,10 @@ SHORT_SOURCE_SENTENCES = 30
 of its abstract as concept candidates."""
 
 
-_DATASET_KEYWORDS = wordset("dataset datasets corpus corpora benchmark benchmarks treebank")
-
-
-_DATASET_SKIP = wordset(
-    """
-    the a an this that these those our their its we new large small public standard
-    existing several various different multiple same each both all other two three four
-    in on of for and with from to by using use uses used train training test testing
-    annotated labeled unlabeled english multilingual synthetic real popular widely
-    """
-)
-
-
-_PHRASE_SPLIT = STOP_WORDS | wordset(
-    """
-    propose proposes proposed present presents presented introduce introduces introduced show
-    shows showed shown demonstrate demonstrates demonstrated achieve achieves achieved improve
-    improves outperform outperforms outperformed use uses used using obtain
-    obtains obtained provide provides provided require requires required allow allows allowed
-    enable enables enabled perform performs performed evaluate evaluates evaluated find finds
-    found suggest suggests suggested indicate indicates indicated make makes made yield yields
-    yielded consider considers considered compare compares compared study studies studied
-    investigate investigates investigated explore explores explored focuses focused lead
-    leads led help helps helped apply applies applied address addresses addressed describe
-    describes described develop develops developed design designs aim aims aimed leverage
-    leverages leveraged exploit exploits exploited remain remains remained report reports
-    reported observe observes observed include includes included involve involves involved
-    contain contains contained take takes took give gives gave called known see seen note
-    noted like unlike significantly substantially considerably respectively finally firstly
-    secondly lastly additionally specifically particularly especially generally typically
-    usually recently previously currently widely highly largely mainly simply directly
-    two three four five six seven eight nine ten also can could however paper work
-    et al fig figure table section eq equation appendix designed trained brought bring brings
-    cause causes caused reach reaches reached save saves saved reveal reveals revealed exhibit
-    exhibits exhibited understand understands accelerate accelerates accelerated compress
-    compresses compressed predict predicts predicted generate generates generated detect
-    detects detected identify identifies identified extract extracts extracted analyze
-    analyzes analyzed analyse analyses analysed measure measures measured estimate estimates
-    estimated capture captures captured reduce reduces reduced increase increases increased
-    decrease decreases decreased enhance enhances enhanced boost boosts boosted encode encodes
-    encoded take taking makes making based across toward towards suffer suffers suffered
-    benefit benefits benefited tend tends tended appear appears appeared seem seems seemed
-    become becomes became remain achieve achieving proposing showing using via whose differ
-    differs differed expensive handles computes relies need needs speeds yes no consists consist
-    consisted felt feel feels represent represents represented populate populates populated
-    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen
-    twenty thirty forty fifty hundred hundreds thousand thousands million millions
-    """
-)
-
-
-_EDGE_WORDS = wordset(
-    """
-    familiar standard potential appropriate future possible likely
-    new novel existing recent different various several multiple many previous prior current
-    proposed simple effective good better best strong stronger high higher low lower first
-    second third main key important significant additional further specific overall same
-    similar whole given respective corresponding certain particular possible available
-    typical original final total able much little way better worse comparable remarkable
-    great huge entire competitive promising superior notorious difficult easy slow fast
-    faster slower smaller larger earlier later greater higher lower bigger
-    """
-)
-
-
-_GENERIC_UNIGRAMS = wordset(
-    """
-    approach approaches method methods model models result results task tasks performance data
-    experiment experiments system systems problem problems information set sets number way ways
-    case cases example examples baseline baselines state art terms term effect effects
-    research challenge challenges question questions setting settings improvement improvements
-    gain gains evaluation dataset datasets benchmark benchmarks corpus framework technique
-    techniques level levels type types time part order fact point end form kind lot amount
-    range variety issue issues aspect aspects property properties application applications
-    quality accuracy score scores input inputs output outputs value values step steps stage
-    stages idea ideas insight insights paper papers study analysis use users user human
-    humans people world art training test tests sample samples size group groups
-    """
-)
-
-
 _TOKEN_RE = re.compile(
     r"[A-Za-z][A-Za-z0-9]*(?:[-’'_][A-Za-z0-9]+)*|\d+[A-Za-z][A-Za-z0-9]*(?:[-’'_][A-Za-z0-9]+)*"
     r"|\d+(?:\.\d+)?|[^\sA-Za-z0-9]"
 )
-
-
-_NOMINAL_ING = wordset(
-    """
-    learning training embedding reasoning parsing tagging modeling modelling processing
-    sampling ranking clustering pooling computing encoding decoding matching labeling
-    labelling pretraining mining spelling reading meaning writing string answering
-    understanding programming planning forecasting scheduling routing filtering hashing
-    indexing retrieval smoothing pruning dropout masking prompting reranking captioning
-    grounding linking chunking tokenizing tokenization
-    """
-)
-
-
-_ADJECTIVE_SUFFIXES = ("able", "ible", "ous", "ive", "ful", "less", "ical", "istic", "tic")
-
-
-_NOMINAL_ED = wordset(
-    """
-    supervised unsupervised semisupervised pretrained labeled labelled unlabeled unlabelled
-    structured semistructured unstructured randomized randomised controlled mixed grounded
-    weighted distributed embedded advanced integrated automated annotated
-    """
-)
-"""Past participles that start established terms ("supervised learning", "randomized
-controlled trial"); other ``-ed`` words start no phrase ("deployed scalable system")."""
-
-
-_ED_NOUNS = wordset("speed seed need feed embed bed breed red shed bleed greed weed deed")
 
 
 _LENGTH_FACTOR = {1: 1.0, 2: 1.6, 3: 1.9, 4: 2.0}
@@ -252,11 +142,11 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
         low = tok.casefold()
         if (
             not is_word
-            or low in _PHRASE_SPLIT
+            or low in vocab.PHRASE_SPLIT
             or (
                 low.endswith("ing")
                 and len(low) > 5
-                and low not in _NOMINAL_ING
+                and low not in vocab.NOMINAL_ING
                 and "-" not in low
                 and not tok[:1].isupper()
             )
@@ -277,23 +167,12 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     return runs
 
 
-_KIND_HEADS = wordset(
-    """
-    system systems model models method methods approach framework tool tools toolkit
-    library package software database corpus dataset benchmark algorithm architecture
-    pipeline platform project program service
-    """
-)
-"""What a named thing is ("ScienceParse system", "PAML package"): after a name, the phrase
-is the name."""
-
-
 def _name_with_kind(gram: Sequence[tuple[str, bool]]) -> bool:
     """A name (acronyms, CamelCase or letter-digit tokens, capitalised words) followed by
     a word saying what kind of thing it is."""
     *name, (head, _initial) = gram
     return (
-        head.casefold() in _KIND_HEADS
+        head.casefold() in vocab.KIND_HEADS
         and is_named_token(name[0][0])
         and all(is_named_token(t) or (t[:1].isupper() and not initial) for t, initial in name)
     )
@@ -357,19 +236,19 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                 for i in range(0, n_run - n + 1):
                     gram = run[i : i + n]
                     first, last = gram[0][0].casefold(), gram[-1][0].casefold()
-                    if first in _EDGE_WORDS or last in _EDGE_WORDS:
+                    if first in vocab.EDGE_WORDS or last in vocab.EDGE_WORDS:
                         continue
                     if (
                         first.endswith("ing")
                         and "-" not in first
-                        and first not in _NOMINAL_ING
+                        and first not in vocab.NOMINAL_ING
                         and (n > 1 or len(first) > 4)
                     ):
                         continue
                     if (
                         n > 1
                         and first.endswith("ed")
-                        and first not in _NOMINAL_ED
+                        and first not in vocab.NOMINAL_ED
                         and "-" not in first
                         and not gram[0][0][:1].isupper()
                     ):
@@ -377,19 +256,19 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     if (
                         last.endswith("ed")
                         and len(last) > 4
-                        and last not in _ED_NOUNS
+                        and last not in vocab.ED_NOUNS
                         and "-" not in last
                     ):
                         continue
                     if (
                         n == 1
-                        and first.endswith(_ADJECTIVE_SUFFIXES)
+                        and first.endswith(vocab.ADJECTIVE_SUFFIXES)
                         and not is_acronym(gram[0][0])
                         and not (gram[0][0][:1].isupper() and not gram[0][1])
                     ):
                         continue
                     if n == 1 and (
-                        first in _GENERIC_UNIGRAMS
+                        first in vocab.GENERIC_UNIGRAMS
                         or (len(first) < 3 and not is_acronym(gram[0][0]))
                     ):
                         continue
@@ -637,7 +516,7 @@ def extract_keyphrases(
 
 
 def _is_name_token(tok: str, initial: bool) -> bool:
-    if tok.casefold() in _DATASET_SKIP or tok.casefold() in STOP_WORDS:
+    if tok.casefold() in vocab.DATASET_SKIP or tok.casefold() in STOP_WORDS:
         return False
     if any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok):
         return True
@@ -653,7 +532,7 @@ def detect_datasets(sentences: Iterable[str]) -> list[str]:
     for sent in sentences:
         words = [(m.group().rstrip(".’'"), m.start()) for m in WORD_SPAN_RE.finditer(sent)]
         for i, (w, _pos) in enumerate(words):
-            if w.casefold() not in _DATASET_KEYWORDS:
+            if w.casefold() not in vocab.DATASET_KEYWORDS:
                 continue
             name_tokens: list[str] = []
             j = i - 1
