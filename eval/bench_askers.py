@@ -10,7 +10,9 @@ end. Reported: the ingest's seconds, requests, answers per second (asks that rea
 ``done`` over the wall time), errors (non-200, an ``error`` event, a stream without ``done``,
 a transport error), p50/p95 time to the first byte and to the ``done`` event, and the
 server's RSS (/proc/<pid>/status) before, at peak and after, and the 1-minute load
-average before and after the load (the machine may be shared). ``--mode accounts`` makes a
+average before and after the load (the machine may be shared), and the CPU the server and
+its PostgreSQL spent per answer (/proc/<pid>/stat) with the answers per second that CPU
+would allow on every core of the machine (an upper bound, whatever else is running). ``--mode accounts`` makes a
 user and an API token with the CLI and sends ``Authorization: Bearer``.
 
 Usage: uv run python eval/bench_askers.py [--mode local|accounts] [--askers 20]
@@ -54,6 +56,42 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
+
+
+def _ticks(pid: int) -> tuple[int, int]:
+    """``(own CPU, reaped children's CPU)`` of a process in clock ticks (/proc/<pid>/stat)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0, 0
+    return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+
+
+def cpu_seconds(server: int, home: Path) -> tuple[float, float]:
+    """CPU seconds used so far by the server process and by its embedded PostgreSQL (the
+    postmaster under ``home``, its live children, and the children it has reaped)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    postgres = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "postgres" in cmdline and str(home) in cmdline:
+            master = int(entry.name)
+            own, reaped = _ticks(master)
+            postgres += own + reaped
+            for child in Path("/proc").iterdir():
+                if child.name.isdigit():
+                    try:
+                        ppid = int((child / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                    except (OSError, IndexError, ValueError):
+                        continue
+                    if ppid == master:
+                        postgres += _ticks(int(child.name))[0]
+    return _ticks(server)[0] / tick, postgres / tick
 
 
 def questions(data: Path) -> list[str]:
@@ -187,12 +225,14 @@ def main() -> None:
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
         load_before = os.getloadavg()[0]
+        cpu_before = cpu_seconds(proc.pid, home)
         started = time.monotonic()
         results = asyncio.run(
             load(base, headers, workspace_id, ARGS.askers, ARGS.duration, Path(ARGS.data))
         )
         wall = time.monotonic() - started
         load_after = os.getloadavg()[0]
+        cpu_after = cpu_seconds(proc.pid, home)
         stop.set()
         sampler.join(5)
         after = rss_mb(proc.pid)
@@ -221,6 +261,11 @@ def main() -> None:
             "rss_after_mb": round(after),
             "server_alive": proc.poll() is None,
             "load_1min_before_after": [round(load_before, 2), round(load_after, 2)],
+            # CPU the answers cost, whatever else runs on the machine: the server process
+            # and its PostgreSQL, per answer; and the answers per second that CPU would
+            # allow on all of this machine's cores.
+            "cpu_ms_per_answer": _per(cpu_before, cpu_after, len(done)),
+            "answers_per_s_cpu_bound": _bound(cpu_before, cpu_after, len(done)),
         }
         print(json.dumps(report, indent=1))
         if ARGS.out:
@@ -237,6 +282,22 @@ def main() -> None:
             print(f"home kept at {home}")
         else:
             shutil.rmtree(home, ignore_errors=True)
+
+
+def _per(
+    before: tuple[float, float], after: tuple[float, float], answers: int
+) -> dict[str, float] | None:
+    if not answers:
+        return None
+    server, postgres = (1000 * (a - b) / answers for a, b in zip(after, before, strict=True))
+    return {"server": round(server), "postgres": round(postgres), "total": round(server + postgres)}
+
+
+def _bound(before: tuple[float, float], after: tuple[float, float], answers: int) -> float | None:
+    spent = sum(after) - sum(before)
+    if not answers or spent <= 0:
+        return None
+    return round((os.cpu_count() or 1) * answers / spent, 2)
 
 
 def _round(value: float | None) -> float | None:
