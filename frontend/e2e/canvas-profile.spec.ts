@@ -2,7 +2,7 @@
 // generated 2,000-node graph. CPU profile (CDP) aggregated by function, and the long tasks.
 import { test } from '@playwright/test'
 import { writeFileSync } from 'node:fs'
-import { generateGraph } from './canvas-bench.spec'
+import { generateGraph } from './canvasGraph'
 
 test.use({ trace: 'off', screenshot: 'off' })
 
