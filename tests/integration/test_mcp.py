@@ -83,7 +83,11 @@ async def test_the_sdk_client_over_stdio(
         assert answer["claims"]
         for claim in answer["claims"]:
             assert claim["quote"] and claim["citations"]
-            assert all(c["source_id"] and c["page"] for c in claim["citations"])
+            # a passage of a source (with its page), or the workspace's wiki page (wiki-first)
+            assert all(
+                (c["source_id"] and c["page"]) or (c["wiki_slug"] and not c["source_id"])
+                for c in claim["citations"]
+            )
         cited = {c["source_id"] for claim in answer["claims"] for c in claim["citations"]}
         assert str(specter_id) in cited
 

@@ -71,7 +71,8 @@ async def search(rt: Runtime, workspace: str, query: str, limit: int = 8) -> dic
 
 def answer_payload(answer: Answer) -> dict[str, Any]:
     """An answer as an agent reads it: claims with their verbatim quotes and the cited
-    passages (source, page), or the refusal."""
+    passages (source, page; a wiki page by its slug when the answer went wiki-first), or
+    the refusal."""
     passages = {p.n: p for p in answer.passages}
 
     def cited(n: int) -> dict[str, Any]:
@@ -84,6 +85,7 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
             "source": p.document,
             "page": p.page,
             "section": p.section_title,
+            "wiki_slug": p.wiki_slug,
         }
 
     return {
