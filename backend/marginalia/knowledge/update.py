@@ -42,14 +42,13 @@ import logging
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
-from marginalia.knowledge.citation_links import link_source, relink_workspace
-from marginalia.knowledge.concept_local import sync_source_concepts
+from marginalia.knowledge.citation_links import relink_workspace
 from marginalia.knowledge.concept_store import sync_concepts
 from marginalia.knowledge.context import (
     KnowledgeContext,
@@ -66,13 +65,19 @@ from marginalia.knowledge.linking import (
     related_row,
     store_claims,
     store_quality,
-    update_new_source_edges,
     update_source_edges,
     workspace_vector,
 )
 from marginalia.knowledge.metadata_concepts import with_metadata_concepts
 from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.schemas import Extraction
+from marginalia.knowledge.source_update import (
+    AppliedSource,
+    PreparedSource,
+    apply_source,
+    extraction_fields,
+    prepare_sources,
+)
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.knowledge.wiki_update import (
     central_slugs,
@@ -149,38 +154,6 @@ class RebuildResult:
     cites: int = 0
 
 
-# ---------------------------------------------------------------------------- embedding
-
-
-def extraction_fields(ex: Extraction, engine: str) -> dict[str, Any]:
-    return {
-        "summary": ex.summary,
-        "tldr": ex.tldr,
-        "thesis": ex.thesis,
-        "methodology": ex.methodology,
-        "key_results": list(ex.key_results),
-        "limitations": list(ex.limitations),
-        "datasets": list(ex.datasets),
-        "contributions": list(ex.contributions),
-        "extraction_engine": engine,
-    }
-
-
-# ---------------------------------------------------------------------------- concepts
-
-
-# ---------------------------------------------------------------------------- claims
-
-
-# ---------------------------------------------------------------------------- edges, clusters
-
-
-# ---------------------------------------------------------------------------- quality
-
-
-# ---------------------------------------------------------------------------- wiki
-
-
 # ---------------------------------------------------------------------------- public API
 
 
@@ -200,104 +173,72 @@ async def update_for_source(
     the graph-wide statistics. Jobs that add many sources pass ``refresh=False`` and refresh
     once at the end (or through the debounced ``knowledge.refresh`` job)."""
     started = time.perf_counter()
-    timings: dict[str, float] = {}
     provider = resolve_llm(ctx, llm)
-    embedder = ctx.embedder
-
-    async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
-        source = await repo.get_source(session, source_id)
-        if source is None or source.workspace_id != workspace_id:
-            raise NotFoundError(f"no source with id {source_id} in workspace {workspace_id}")
-        chunks = await repo.chunk_rows(session, [source_id])
-    title, abstract = source.title, source.abstract
-
-    t = time.perf_counter()
-    result = await llmx.extract_source(
-        provider,
-        title,
-        abstract,
-        chunk_texts(chunks),
-        claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
-    )
-    extraction = with_metadata_concepts(
-        result.extraction,
-        source.metadata_concepts,
-        source_text(title, abstract, chunks),
-    )
-    timings["extract"] = extraction_ms = elapsed_ms(t)
-
-    t = time.perf_counter()
-    vectors = await embed_texts(
-        embedder, [*(c.text for c in extraction.claims), extraction.summary or title or ""]
-    )
-    claim_vectors, summary_vector = vectors[:-1], vectors[-1]
-    timings["embed"] = elapsed_ms(t)
-    chunk_ids = {c.chunk_index: int(c.id) for c in chunks if c.id is not None}
-
+    (prepared,) = await prepare_sources(ctx, provider, workspace_id, [source_id])
     async with ctx.db.transaction() as session:
         await repo.lock_workspace(session, workspace_id)
         workspace = await require_workspace(session, workspace_id)
-        fields = extraction_fields(extraction, result.engine)
-        if source.mean_embedding is None:
-            mean = await repo.mean_chunk_embedding(session, source_id)
-            if mean is not None:
-                fields["mean_embedding"] = mean
-        await repo.store_extraction(session, source_id, fields)
-        # the new source's row only: the steps below read what they need of the others
-        mine = await repo.workspace_sources(session, workspace_id, [source_id])
-        if not mine:
-            raise NotFoundError(f"source {source_id} is not ready")
-        new_row = mine[0]
-        n_sources = await repo.count_ready_sources(session, workspace_id)
-        await repo.bump_knowledge_version(session, workspace_id)
+        applied = await apply_source(session, ctx, workspace, prepared)
+    return await _finish(ctx, provider, workspace_id, prepared, applied, started, refresh=refresh)
 
-        t = time.perf_counter()
-        local = await sync_source_concepts(
-            session, embedder, workspace_id, source_id, extraction, n_sources
-        )
-        state = local.state
-        timings["concepts"] = elapsed_ms(t)
 
-        t = time.perf_counter()
-        await repo.delete_claims_of_source(session, source_id)
-        claim_ids = await store_claims(
-            session, workspace_id, source_id, extraction, chunk_ids, claim_vectors
-        )
-        forward = await repo.evidence_for_claims(
-            session,
-            claim_ids,
-            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
-            per_claim=ctx.settings.knowledge.evidence_per_claim,
-        )
-        backward = await repo.claims_near_source(
-            session,
-            source_id,
-            min_similarity=ctx.settings.knowledge.evidence_min_similarity,
-            limit=ctx.settings.knowledge.evidence_backward_limit,
-        )
-        candidates = [*forward, *backward]
-        evidence_rows = [related_row(c) for c in candidates]
-        await repo.insert_evidence(session, evidence_rows)
-        timings["claims"] = elapsed_ms(t)
+async def update_for_sources(
+    ctx: KnowledgeContext,
+    workspace_id: uuid.UUID,
+    source_ids: Sequence[uuid.UUID],
+    *,
+    llm: LLMProvider | None = None,
+) -> list[KnowledgeUpdate]:
+    """The knowledge update of a batch of new sources, as :func:`update_for_source` with
+    ``refresh=False`` for each of them in order would do it, with the work shared: the
+    sources and chunks read in one query, every claim and summary embedded in one call, and
+    one transaction (one workspace lock) applying the sources one after another. All or
+    nothing: a failure rolls the whole batch back (callers may then go source by source).
 
-        t = time.perf_counter()
-        # Shared concepts are among the new source's: the local state has every source's.
-        n_edges, edge_reads = await update_new_source_edges(session, workspace_id, new_row, state)
-        timings["source_edges"] = elapsed_ms(t)
-        t = time.perf_counter()
-        n_cites = await link_source(session, workspace_id, source_id)
-        timings["citations"] = elapsed_ms(t)
+    With a generative model the wiki step of each source reads the graph as that source
+    left it, so the batch is run source by source. The graph-wide refresh is the caller's
+    (once after the batch, or the debounced job). Each report's ``total_ms`` is the batch's.
+    """
+    ids = list(dict.fromkeys(source_ids))
+    provider = resolve_llm(ctx, llm)
+    if llmx.is_generative(provider):
+        return [
+            await update_for_source(ctx, workspace_id, sid, llm=provider, refresh=False)
+            for sid in ids
+        ]
+    if not ids:
+        return []
+    started = time.perf_counter()
+    prepared = await prepare_sources(ctx, provider, workspace_id, ids)
+    applied: list[AppliedSource] = []
+    async with ctx.db.transaction() as session:
+        await repo.lock_workspace(session, workspace_id)
+        workspace = await require_workspace(session, workspace_id)
+        for one in prepared:
+            applied.append(await apply_source(session, ctx, workspace, one))
+    return [
+        await _finish(ctx, provider, workspace_id, p, a, started, refresh=False)
+        for p, a in zip(prepared, applied, strict=True)
+    ]
 
-        t = time.perf_counter()
-        ws_vector, recomputed = await workspace_vector(session, embedder, workspace)
-        # every source's relevance only when the description embedding was just computed
-        targets = await repo.workspace_sources(session, workspace_id) if recomputed else mine
-        scores = await store_quality(
-            session, embedder, targets, ws_vector, {source_id: summary_vector}
-        )
-        timings["quality"] = elapsed_ms(t)
 
+async def _finish(
+    ctx: KnowledgeContext,
+    provider: LLMProvider,
+    workspace_id: uuid.UUID,
+    prepared: PreparedSource,
+    applied: AppliedSource,
+    started: float,
+    *,
+    refresh: bool,
+) -> KnowledgeUpdate:
+    """The LLM steps after a source's knowledge was written (wiki pages, evidence
+    classification), the optional inline refresh, and the report."""
+    embedder = ctx.embedder
+    timings = prepared.timings
+    source_id, title = prepared.source.id, prepared.source.title
+    state, new_row = applied.local.state, applied.new_row
+    candidates, evidence_rows = applied.candidates, applied.evidence_rows
     wiki: list[str] = []
     if llmx.is_generative(provider):
         t = time.perf_counter()
@@ -329,7 +270,7 @@ async def update_for_source(
         timings["evidence_llm"] = elapsed_ms(t)
     timings["update"] = elapsed_ms(started)
 
-    n_concepts, n_removed, n_clusters = local.total_concepts, 0, 0
+    n_concepts, n_removed, n_clusters = applied.local.total_concepts, 0, 0
     if refresh:
         done = await refresh_workspace(
             ctx, workspace_id, llm=provider, reason=f"source added: {title or source_id}"
@@ -341,23 +282,23 @@ async def update_for_source(
     return KnowledgeUpdate(
         workspace_id=workspace_id,
         source_id=source_id,
-        engine=result.engine,
-        extraction_ms=extraction_ms,
+        engine=prepared.engine,
+        extraction_ms=timings["extract"],
         total_ms=elapsed_ms(started),
         concepts=n_concepts,
-        concepts_added=local.added,
+        concepts_added=applied.local.added,
         concepts_removed=n_removed,
-        claims=len(claim_ids),
+        claims=len(applied.claim_ids),
         evidence=len(evidence_rows),
-        source_edges=n_edges,
+        source_edges=applied.source_edges,
         clusters=n_clusters,
         wiki_pages=tuple(wiki),
-        quality=scores.get(source_id),
+        quality=applied.quality,
         timings_ms=timings,
-        fallback_reason=result.fallback_reason,
-        cites=n_cites,
+        fallback_reason=prepared.fallback_reason,
+        cites=applied.cites,
         refreshed=refresh,
-        rows_read={**local.rows_read, "sources_for_edges": edge_reads},
+        rows_read={**applied.local.rows_read, "sources_for_edges": applied.edge_reads},
     )
 
 
