@@ -24,7 +24,7 @@ from marginalia.errors import MarginaliaError
 from marginalia.ingest.metadata_only import store_metadata_only
 from marginalia.ingest.pipeline import ingest_document
 from marginalia.ingest.validation import IngestRefused
-from marginalia.knowledge.update import update_for_source
+from marginalia.knowledge.update import update_for_source, update_for_sources
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.fetch import FetchError, SafeFetcher
 
@@ -36,6 +36,9 @@ _ATTACHMENT_TYPES = {
     ".markdown": "text/markdown",
     ".txt": "text/plain",
 }
+#: Ingested candidates linked by one knowledge update (at most), and how far ingest may run
+#: ahead of linking.
+LINK_BATCH = 8
 _EXTENSIONS = {
     "application/pdf": ".pdf",
     "text/html": ".html",
@@ -67,25 +70,65 @@ class AcquireStages(ResearchRunBase):
             finally:
                 ready.put_nowait(item)
 
-        # Downloads run concurrently (the fetcher allows settings.sources.concurrent_downloads
-        # at once); ingest and linking take fetched candidates one at a time, in the order
-        # their downloads finish. (No TaskGroup: a cancellation must stay a JobCancelled,
-        # not become an ExceptionGroup.)
+        # Three stages overlap. Downloads run concurrently (the fetcher allows
+        # settings.sources.concurrent_downloads at once); ingest takes fetched candidates
+        # one at a time, in the order their downloads finish; the knowledge update links
+        # what was ingested in batches (one update_for_sources per batch),
+        # taking everything ingested while it linked the previous batch. Ingest stays at
+        # most LINK_BATCH candidates ahead of linking. (No TaskGroup: a cancellation must
+        # stay a JobCancelled, not become an ExceptionGroup.)
         tasks = [asyncio.create_task(fetch_then_queue(item)) for item in to_fetch]
+        to_link: list[dict[str, Any]] = []
+        changed = asyncio.Event()
+        ingest_done = False
+
+        async def link_batches() -> None:
+            while to_link or not ingest_done:
+                if not to_link:
+                    changed.clear()
+                    await changed.wait()
+                    continue
+                batch = to_link[:LINK_BATCH]
+                del to_link[:LINK_BATCH]
+                changed.set()  # room for ingest again
+                self.check_cancelled()
+                await self._link_batch(batch)
+
+        linker = asyncio.create_task(link_batches())
+
+        async def wait_for_linker() -> None:
+            """Until the linker takes a batch (or fails: then its error is raised here)."""
+            changed.clear()
+            waiter = asyncio.ensure_future(changed.wait())
+            try:
+                await asyncio.wait({waiter, linker}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+            if linker.done():
+                linker.result()
+
         try:
             for _ in range(len(todo)):
                 item = await ready.get()
                 self.check_cancelled()
+                if linker.done():
+                    linker.result()  # surface an error of the linker
                 if item["stage"] == "fetched":
                     await self._ingest(item)
                 if item["stage"] == "ingested":
-                    await self._link(item)
+                    while len(to_link) >= LINK_BATCH:
+                        await wait_for_linker()
+                    to_link.append(item)
+                    changed.set()
+            ingest_done = True
+            changed.set()
+            await linker
             for task in tasks:
                 task.result()  # surface an unexpected error of a download task
         finally:
-            for task in tasks:
+            for task in [*tasks, linker]:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, linker, return_exceptions=True)
 
     async def _fetch(self, fetcher: SafeFetcher, item: dict[str, Any]) -> None:
         candidate = Candidate.model_validate(item["candidate"])
@@ -310,6 +353,64 @@ class AcquireStages(ResearchRunBase):
         async with self.ctx.db.session() as session:
             source = await sources_repo.get(session, source_id)
         return source is not None and source.extraction_engine is None
+
+    async def _wants_linking(self, item: dict[str, Any]) -> bool:
+        if item.get("metadata_only"):  # no text to read: knowledge waits for its upgrade
+            return False
+        created = (item.get("ingest") or {}).get("status") == "created"
+        source_id = uuid.UUID(str(item["source_id"]))
+        return self.options.link and (created or await self._needs_linking(source_id))
+
+    async def _link_batch(self, batch: list[dict[str, Any]]) -> None:
+        """Link ingested candidates with one knowledge update; the checkpoint marks them
+        linked once it committed (a crash before: they are linked again, idempotently).
+        When the batch update fails, each is linked alone, so a failure stays its own."""
+        todo: list[dict[str, Any]] = []
+        for item in batch:
+            if await self._wants_linking(item):
+                todo.append(item)
+            else:
+                item.update(stage="linked", knowledge=None)
+        if not todo:
+            await self._save()
+            return
+        t = time.perf_counter()
+        ids = [uuid.UUID(str(item["source_id"])) for item in todo]
+        try:
+            updates = await update_for_sources(self.ctx, self.workspace_id, ids, llm=self.llm)
+        except MarginaliaError:
+            await self._save()
+            for item in todo:
+                await self._link(item)
+            return
+        ms = (time.perf_counter() - t) * 1000
+        by_source = {u.source_id: u for u in updates}
+        for item, source_id in zip(todo, ids, strict=True):
+            update = by_source[source_id]
+            item.update(
+                stage="linked",
+                knowledge={
+                    "concepts": update.concepts,
+                    "claims": update.claims,
+                    "wiki_pages": len(update.wiki_pages),
+                    "quality": update.quality,
+                    "engine": update.engine,
+                    # the batch's time, shared among its sources
+                    "ms": round(ms / len(todo), 1),
+                    "batch": len(todo),
+                    "batch_ms": round(ms, 1),
+                },
+            )
+        await self._save()
+        for item in todo:
+            knowledge = item["knowledge"]
+            await self.emit(
+                f"linked: {knowledge['claims']} claims, {knowledge['concepts']} concepts "
+                "in the workspace",
+                "link",
+                self._progress(),
+                {"key": item["key"], "source_id": str(item["source_id"]), **knowledge},
+            )
 
     async def _link(self, item: dict[str, Any]) -> None:
         source_id = uuid.UUID(str(item["source_id"]))
