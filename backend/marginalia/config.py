@@ -235,6 +235,12 @@ class KnowledgeSettings(BaseModel):
         default=50,
         description="the offline wiki keeps a page for (at most) this many most central concepts",
     )
+    link_batch: int = Field(
+        default=8,
+        ge=1,
+        description="research runs: new sources linked by one knowledge update (at most) and "
+        "ingested together; ingest runs at most this many sources ahead of linking",
+    )
     refresh_delay_s: float = Field(
         default=10.0,
         ge=0,

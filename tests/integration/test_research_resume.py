@@ -72,6 +72,8 @@ async def test_killed_research_run_resumes_without_duplicates(
         MARGINALIA_SOURCES__BRAVE_API_KEY="test-key",
         MARGINALIA_SOURCES__MIN_INTERVAL_S="0.01",
         MARGINALIA_SOURCES__MAX_RETRIES="0",
+        # linked two at a time, so the run is killed with some candidates not linked yet
+        MARGINALIA_KNOWLEDGE__LINK_BATCH="2",
         MARGINALIA_SOURCES__ALLOW_PRIVATE_ADDRESSES="true",
     )
     log = tmp_path / "research.log"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from marginalia.discovery.support import (
 )
 from marginalia.errors import MarginaliaError
 from marginalia.ingest.metadata_only import store_metadata_only
-from marginalia.ingest.pipeline import ingest_document
+from marginalia.ingest.pipeline import IngestItem, IngestOutcome, ingest_document, ingest_many
 from marginalia.ingest.validation import IngestRefused
 from marginalia.knowledge.update import update_for_source, update_for_sources
 from marginalia.sources.candidate import Candidate
@@ -36,15 +37,16 @@ _ATTACHMENT_TYPES = {
     ".markdown": "text/markdown",
     ".txt": "text/plain",
 }
-#: Ingested candidates linked by one knowledge update (at most), and how far ingest may run
-#: ahead of linking.
-LINK_BATCH = 8
 _EXTENSIONS = {
     "application/pdf": ".pdf",
     "text/html": ".html",
     "text/markdown": ".md",
     "text/plain": ".txt",
 }
+
+
+def _constant(data: bytes) -> Callable[[], bytes]:
+    return lambda: data
 
 
 class AcquireStages(ResearchRunBase):
@@ -71,12 +73,13 @@ class AcquireStages(ResearchRunBase):
                 ready.put_nowait(item)
 
         # Three stages overlap. Downloads run concurrently (the fetcher allows
-        # settings.sources.concurrent_downloads at once); ingest takes fetched candidates
-        # one at a time, in the order their downloads finish; the knowledge update links
-        # what was ingested in batches (one update_for_sources per batch),
-        # taking everything ingested while it linked the previous batch. Ingest stays at
-        # most LINK_BATCH candidates ahead of linking. (No TaskGroup: a cancellation must
-        # stay a JobCancelled, not become an ExceptionGroup.)
+        # settings.sources.concurrent_downloads at once); ingest takes what has been
+        # fetched by then together (one ingest_many, at most ``batch_size``, in the order
+        # the downloads finished); the knowledge update links what was ingested in batches
+        # (one update_for_sources each), taking everything ingested while it linked the
+        # previous batch. Ingest stays at most ``batch_size`` candidates ahead of linking.
+        # (No TaskGroup: a cancellation must stay a JobCancelled, not an ExceptionGroup.)
+        batch_size = self.ctx.settings.knowledge.link_batch
         tasks = [asyncio.create_task(fetch_then_queue(item)) for item in to_fetch]
         to_link: list[dict[str, Any]] = []
         changed = asyncio.Event()
@@ -88,8 +91,8 @@ class AcquireStages(ResearchRunBase):
                     changed.clear()
                     await changed.wait()
                     continue
-                batch = to_link[:LINK_BATCH]
-                del to_link[:LINK_BATCH]
+                batch = to_link[:batch_size]
+                del to_link[:batch_size]
                 changed.set()  # room for ingest again
                 self.check_cancelled()
                 await self._link_batch(batch)
@@ -108,15 +111,21 @@ class AcquireStages(ResearchRunBase):
                 linker.result()
 
         try:
-            for _ in range(len(todo)):
-                item = await ready.get()
+            remaining = len(todo)
+            while remaining:
+                # everything fetched by now (up to a batch) is ingested together
+                batch = [await ready.get()]
+                while len(batch) < batch_size and not ready.empty():
+                    batch.append(ready.get_nowait())
+                remaining -= len(batch)
                 self.check_cancelled()
                 if linker.done():
                     linker.result()  # surface an error of the linker
-                if item["stage"] == "fetched":
-                    await self._ingest(item)
-                if item["stage"] == "ingested":
-                    while len(to_link) >= LINK_BATCH:
+                await self._ingest_batch([i for i in batch if i["stage"] == "fetched"])
+                for item in batch:
+                    if item["stage"] != "ingested":
+                        continue
+                    while len(to_link) >= batch_size:
                         await wait_for_linker()
                     to_link.append(item)
                     changed.set()
@@ -211,6 +220,64 @@ class AcquireStages(ResearchRunBase):
             raise FetchError("unreachable", f"cannot read {path}: {exc}", url=path) from exc
         return data, "application/pdf", str(file)
 
+    async def _ingest_batch(self, batch: list[dict[str, Any]]) -> None:
+        """Ingest fetched candidates together: ``ingest_many`` embeds their passages in
+        shared calls (fewer, fuller embedding calls than one document at a time). Anything
+        out of the ordinary — an unreadable stored file, no abstract, a refused document —
+        goes through :meth:`_ingest` alone, which handles it as before."""
+        if len(batch) < 2:
+            for item in batch:
+                await self._ingest(item)
+            return
+        t = time.perf_counter()
+        plans: list[tuple[dict[str, Any], IngestItem, str | None]] = []
+        alone: list[dict[str, Any]] = []
+        for item in batch:
+            candidate = Candidate.model_validate(item["candidate"])
+            fetch = item.get("fetch") or {}
+            if fetch.get("status") == "ok":
+                try:
+                    data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
+                except (OSError, KeyError):
+                    alone.append(item)
+                    continue
+                ext = _EXTENSIONS.get(str(fetch.get("content_type")), ".html")
+                doc = IngestItem(
+                    load=_constant(data),
+                    filename=slug_of(candidate.title) + ext,
+                    content_type=fetch.get("content_type"),
+                    metadata=candidate_metadata(candidate, abstract_only=False),
+                )
+                plans.append((item, doc, None))
+                continue
+            abstract = abstract_document(candidate)
+            if abstract is None:
+                alone.append(item)
+                continue
+            doc = IngestItem(
+                load=_constant(abstract),
+                filename=slug_of(candidate.title) + ".md",
+                content_type="text/markdown",
+                metadata=candidate_metadata(candidate, abstract_only=True),
+            )
+            plans.append((item, doc, str(fetch.get("reason") or "no_full_text_link")))
+        results: dict[int, IngestOutcome | MarginaliaError] = {}
+        if plans:
+            async for n, done in ingest_many(
+                self.ctx, self.workspace_id, [doc for _, doc, _ in plans]
+            ):
+                results[n] = done
+        share = (time.perf_counter() - t) / max(1, len(plans))
+        for n, (item, _, abstract_reason) in enumerate(plans):
+            outcome = results.get(n)
+            if isinstance(outcome, IngestOutcome):
+                await self._record_ingested(item, outcome, abstract_reason, share)
+            else:
+                alone.append(item)
+        for item in alone:
+            self.check_cancelled()
+            await self._ingest(item)
+
     async def _ingest(self, item: dict[str, Any]) -> None:
         candidate = Candidate.model_validate(item["candidate"])
         fetch = item.get("fetch") or {}
@@ -275,6 +342,16 @@ class AcquireStages(ResearchRunBase):
                     {"key": item["key"], "status": "failed", "reason": exc.code},
                 )
                 return
+        await self._record_ingested(item, outcome, abstract_reason, time.perf_counter() - t)
+
+    async def _record_ingested(
+        self,
+        item: dict[str, Any],
+        outcome: IngestOutcome,
+        abstract_reason: str | None,
+        seconds: float,
+    ) -> None:
+        candidate = Candidate.model_validate(item["candidate"])
         abstract_only = abstract_reason is not None
         await self._set(
             item,
@@ -287,7 +364,7 @@ class AcquireStages(ResearchRunBase):
                 "layer": outcome.dedup_layer,
                 "chunks": outcome.chunks,
                 "upgraded": outcome.upgraded,
-                "ms": round((time.perf_counter() - t) * 1000, 1),
+                "ms": round(seconds * 1000, 1),
             },
         )
         what = "abstract only" if abstract_only else f"{outcome.chunks} passages"
