@@ -234,6 +234,13 @@ test('canvas screenshots', async ({ browser }) => {
       const wikiSlug = (wiki.find((p) => p.links.length > 0) ?? wiki[0])?.slug ?? ''
       for (const [view, url] of [['path', `/w/${workspaceId}/path`], ['wiki', `/w/${workspaceId}/wiki/${wikiSlug}`], ['evidence', `/w/${workspaceId}/evidence`]]) {
         await page.goto(url!)
+        if (view === 'path') {
+          // The path as a researcher sees it once made (made here when no other test has).
+          const steps = page.getByTestId('path-step')
+          await expect(page.getByTestId('path-none').or(steps.first())).toBeVisible()
+          if (await page.getByTestId('path-none').isVisible()) await page.getByTestId('path-regenerate').click()
+          await expect(steps.first()).toBeVisible({ timeout: 60_000 })
+        }
         await page.waitForTimeout(800)
         await page.screenshot({ path: `${SHOTS}/${view}-${dark ? 'dark' : 'light'}-${size}.png` })
       }
