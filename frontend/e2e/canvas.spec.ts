@@ -135,12 +135,18 @@ test('the learning path orders prerequisites first, links them to the canvas and
     await expect(page.getByTestId('canvas-panel')).toHaveAttribute('data-node', `source:${rows[withPrereq]!.prereqs[0]}`)
   }
   await page.goto(`/w/${workspaceId}/path`)
+  // Wait for the new path itself (the button's disabled state may come and go between polls).
+  const made = page.waitForResponse((r) => r.url().endsWith(`/api/workspaces/${workspaceId}/path`) && r.request().method() === 'POST')
   await page.getByTestId('path-regenerate').click()
+  expect((await made).ok()).toBe(true)
   await expect(page.getByTestId('path-regenerate')).toBeEnabled()
   await expect(steps).toHaveCount(rows.length)
-  // Read state lives on the server: it survives a reload and shows in the API.
+  // Read state lives on the server: it survives a reload and shows in the API. The box is
+  // ticked at once (optimistic); the reload waits for the server's answer.
+  const saved = page.waitForResponse((r) => /\/path\/steps\/[^/]+\/read$/.test(r.url()) && r.request().method() === 'PUT')
   await steps.first().getByTestId('path-step-read').check()
   await expect(steps.first()).toHaveAttribute('data-read', 'true')
+  expect((await saved).ok()).toBe(true)
   await page.reload()
   await expect(steps.first().getByTestId('path-step-read')).toBeChecked()
   const stored = await (await request.get(`/api/workspaces/${workspaceId}/path`)).json()
