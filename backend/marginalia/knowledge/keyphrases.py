@@ -202,6 +202,16 @@ def _name_with_kind(gram: Sequence[tuple[str, bool]]) -> bool:
     )
 
 
+def _kind_then_name(gram: Sequence[tuple[str, bool]]) -> bool:
+    """The word for a kind of thing followed by names ("datasets CMU-MOSI", "the model
+    BERT"): the phrase is the name."""
+    (kind, _initial), *name = gram
+    low = kind.casefold()
+    return (low in vocab.KIND_HEADS or low in vocab.DATASET_KEYWORDS) and all(
+        is_named_token(t) for t, _ in name
+    )
+
+
 _DIGITS = re.compile(r"\d+")
 RUNNING_LINE_CHUNKS = 3
 RUNNING_LINE_MAX_CHARS = 120
@@ -300,8 +310,8 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                         or (len(first) < 3 and not is_acronym(gram[0][0]))
                     ):
                         continue
-                    if n > 1 and _name_with_kind(gram):
-                        continue  # "ScienceParse system", "the SciBERT model": the name
+                    if n > 1 and (_name_with_kind(gram) or _kind_then_name(gram)):
+                        continue  # "ScienceParse system", "datasets CMU-MOSI": the name
                     surface = _display_phrase(gram, title_case)
                     key = normalize_concept(surface)
                     if not key:
