@@ -174,21 +174,30 @@ test('select text, highlight it with a note; after a reload it is still there, a
       n,
     )
   await expect.poll(async () => Math.min(await leafSpans(1), await leafSpans(2))).toBeGreaterThan(0)
-  await page.evaluate(() => {
-    const spans = (n: number) =>
-      [...document.querySelectorAll(`.react-pdf__Page[data-page-number="${n}"] .react-pdf__Page__textContent span`)].filter(
-        (s) => (s.textContent ?? '').trim() && !s.querySelector('span'),
-      )
-    const from = spans(1).at(-1)!
-    const to = spans(2)[0]!
-    const range = document.createRange()
-    range.setStart(from.firstChild!, 0)
-    range.setEnd(to.firstChild!, to.firstChild!.textContent!.length)
-    const sel = window.getSelection()!
-    sel.removeAllRanges()
-    sel.addRange(range)
-    to.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }))
-  })
+  // pdf.js may redraw a page's text layer at any moment (a CI run once found page 1's spans
+  // gone between the check above and the selection), so the selection is retried until it
+  // finds both ends and the toolbar answers it.
+  await expect(async () => {
+    const made = await page.evaluate(() => {
+      const spans = (n: number) =>
+        [...document.querySelectorAll(`.react-pdf__Page[data-page-number="${n}"] .react-pdf__Page__textContent span`)].filter(
+          (s) => (s.textContent ?? '').trim() && !s.querySelector('span'),
+        )
+      const from = spans(1).at(-1)?.firstChild
+      const to = spans(2)[0]?.firstChild
+      if (!from || !to) return false
+      const range = document.createRange()
+      range.setStart(from, 0)
+      range.setEnd(to, to.textContent!.length)
+      const sel = window.getSelection()!
+      sel.removeAllRanges()
+      sel.addRange(range)
+      to.parentElement!.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }))
+      return true
+    })
+    expect(made, 'both ends of the selection found').toBe(true)
+    await expect(toolbar).toBeVisible({ timeout: 2_000 })
+  }).toPass({ timeout: 30_000 })
   await expect(toolbar).toBeVisible()
   await toolbar.getByRole('button', { name: /yellow/i }).first().click()
   await expect(page.getByTestId('note-item')).toHaveCount(1)

@@ -66,7 +66,7 @@ async def test_path_goes_stale_and_keeps_read_marks(
     await knowledge_update.update_for_source(services, workspace, sid)
     stale = (await client.get(base)).json()
     assert stale["id"] == path["id"] and stale["stale"] is True
-    assert "1 source(s) added" in stale["stale_reason"]
+    assert "(1 source added)" in stale["stale_reason"]
 
     # regenerate: fresh, the new source in it, the read mark carried over
     fresh = await client.post(base)
@@ -85,4 +85,4 @@ async def test_path_goes_stale_and_keeps_read_marks(
     # a source removed: stale again
     await knowledge_update.remove_source(services, workspace, sid)
     gone = (await client.get(base)).json()
-    assert gone["stale"] is True and "1 source(s) removed" in gone["stale_reason"]
+    assert gone["stale"] is True and "(1 source removed)" in gone["stale_reason"]

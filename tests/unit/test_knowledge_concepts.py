@@ -86,7 +86,12 @@ def test_acronym_and_expansion_merge() -> None:
 
 def test_initials_heuristic_merges_only_when_unambiguous() -> None:
     graph = merge_concepts(
-        {"s1": [C("LLMs")], "s2": [C("large language models")], "s3": [C("ML")]}, {}
+        {
+            "s1": [C("LLMs"), C("large language models")],
+            "s2": [C("large language models")],
+            "s3": [C("ML")],
+        },
+        {},
     )
     llm = [c for c in graph.concepts if "s1" in c.source_ids]
     assert len(llm) == 1 and llm[0].source_ids == ("s1", "s2")
@@ -95,6 +100,18 @@ def test_initials_heuristic_merges_only_when_unambiguous() -> None:
         {"s1": [C("ML")], "s2": [C("machine learning")], "s3": [C("maximum likelihood")]}, {}
     )
     assert len(ambiguous.concepts) == 3
+
+
+def test_initials_alone_do_not_merge_across_sources() -> None:
+    # SPECTER's [CLS] token and another paper's "COVID-19 literature search" share initials
+    # only; no source names both or defines one as the other.
+    graph = merge_concepts({"s1": [C("CLS")], "s2": [C("COVID-19 literature search")]}, {})
+    assert sorted(c.name for c in graph.concepts) == ["CLS", "COVID-19 literature search"]
+    # A source that defines the acronym still merges it for the whole workspace.
+    defined = merge_concepts(
+        {"s1": [C("LLMs")], "s2": [C("large language models")]}, {"LLMs": "large language models"}
+    )
+    assert len(defined.concepts) == 1 and defined.concepts[0].source_ids == ("s1", "s2")
 
 
 def test_levels_rule() -> None:

@@ -8,8 +8,8 @@ Per-source concepts (from an LLM or the offline engine) are merged into canonica
   differ only by spaces (``pre-training`` / ``pretraining``) are the same concept.
 * **acronyms** — a short form and its long form are one concept when the acronym map says
   so (``BERT`` ↔ ``bidirectional encoder representations from transformers``) or, failing
-  that, when exactly one multi-word concept of the workspace has the acronym's initials
-  (``LLM`` ↔ ``large language model``). Ambiguous initials merge nothing.
+  that, when exactly one multi-word concept named by the same source has the acronym's
+  initials (``LLM`` ↔ ``large language model``). Ambiguous initials merge nothing.
 * **levels** — each source's level for the concept (the offline engine's from generality,
   :mod:`~marginalia.knowledge.concept_levels`; an LLM's as stated), combined with the
   concept's spread over the workspace (:func:`~marginalia.knowledge.concept_levels.workspace_level`).
@@ -315,7 +315,9 @@ def merge_concepts(
         alias_strings[ks].update({short.strip(), " ".join(long.split())})
         merge_evidence[ks].append(f"acronym: {short.strip()} = {' '.join(long.split())}")
 
-    # 3. the initials heuristic, only when unambiguous
+    # 3. the initials heuristic, only when unambiguous and only between concepts one source
+    # names together: initials alone are weak evidence across papers (SPECTER's [CLS] token
+    # is not another paper's "COVID-19 literature search").
     by_initials: dict[str, list[str]] = defaultdict(list)
     for key in sorted(present):
         if len(key.split()) >= 2:
@@ -324,9 +326,10 @@ def merge_concepts(
         if key in mapped_acronym_keys or len(letters) < 2:
             continue
         own = uf.find(key)
-        roots = sorted({uf.find(k) for k in by_initials.get(letters, [])} - {own})
+        together = [k for k in by_initials.get(letters, []) if key_sources[k] & key_sources[key]]
+        roots = sorted({uf.find(k) for k in together} - {own})
         if len(roots) == 1:
-            target = sorted(k for k in by_initials[letters] if uf.find(k) == roots[0])[0]
+            target = sorted(k for k in together if uf.find(k) == roots[0])[0]
             uf.union(key, target)
             merge_evidence[key].append(f"acronym initials: {letters.upper()} = {target}")
 

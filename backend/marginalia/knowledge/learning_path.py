@@ -180,12 +180,11 @@ async def latest_learning_path(
         in_path = {str(s) for s in path.source_ids} or {str(st.source_id) for st in steps}
         added = len(set(titles) - in_path)
         removed = len(in_path - set(titles))
-        parts = [f"{added} source(s) added"] if added else []
-        parts += [f"{removed} source(s) removed"] if removed else []
-        reason = (
-            "the workspace's knowledge changed since this path was made"
-            + (f" ({', '.join(parts)})" if parts else " (concepts recomputed)")
-            + "; POST to regenerate it"
+        # Shown to the researcher as it is (the web app, the CLI): plain words, no API hint.
+        parts = [_count(added, "source") + " added"] if added else []
+        parts += [_count(removed, "source") + " removed"] if removed else []
+        reason = "the workspace's knowledge changed since this path was made" + (
+            f" ({', '.join(parts)})" if parts else " (its concepts were recomputed)"
         )
 
     def name(slug: str) -> str:
@@ -258,3 +257,7 @@ async def mark_step_read(
     view = await latest_learning_path(ctx, workspace_id)
     assert view is not None
     return view
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -115,6 +115,28 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   /** The first view is set (and the reveal order known). */
   const [viewSet, setViewSet] = useState(false)
   const focused = useRef<string | null>(null)
+  // The ?focus node stays centred until the map is moved: its side panel opens beside the
+  // canvas a frame or more after the first view is set, and the canvas narrows then, so
+  // every resize centres it again (otherwise it ends up half a panel's width off).
+  const pinned = useRef<{ x: number; y: number } | null>(null)
+  const centreOnPinned = useCallback(() => {
+    const pane = canvasRef.current?.getBoundingClientRect()
+    const centre = pinned.current
+    if (!pane || !pane.width || !centre) return
+    // On a phone the panel is a sheet over the lower half: the node sits in the upper half.
+    const lift = phone() ? pane.height / 4 : 0
+    void flow.setViewport({ x: pane.width / 2 - centre.x * FOCUS_ZOOM, y: pane.height / 2 - lift - centre.y * FOCUS_ZOOM, zoom: FOCUS_ZOOM })
+  }, [flow])
+  useEffect(() => {
+    const el = canvasRef.current
+    if (!el) return
+    const observer = new ResizeObserver(() => centreOnPinned())
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [centreOnPinned])
+  const unpin = useCallback((event: MouseEvent | TouchEvent | null) => {
+    if (event) pinned.current = null // moved by the user, not by code
+  }, [])
   // A big map zoomed out is the overview (one <canvas>): React Flow gets no nodes then.
   const big = (layout?.positions.size ?? 0) > VISIBLE_ONLY_ABOVE
   const zoomedOut = useStore(belowOverviewZoom)
@@ -160,9 +182,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       if (f && focusType) {
         const size = NODE_SIZE[focusType]
         centre = { x: f.x + size.width / 2, y: f.y + size.height / 2 }
-        // On a phone the panel is a sheet over the lower half: the node sits in the upper half.
-        const lift = phone() ? height / 4 : 0
-        void flow.setViewport({ x: width / 2 - centre.x * FOCUS_ZOOM, y: height / 2 - lift - centre.y * FOCUS_ZOOM, zoom: FOCUS_ZOOM })
+        pinned.current = centre
+        centreOnPinned()
       } else {
         const bounds = layoutBounds(layout)
         centre = { x: bounds.x + bounds.width / 2, y: bounds.y + bounds.height / 2 }
@@ -280,6 +301,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const p = layout?.positions.get(id)
       const n = graph?.nodes.find((x) => x.id === id)
       if (!p || !n) return
+      pinned.current = null
       setSelected(id)
       setCursor(id)
       const size = NODE_SIZE[n.type]
@@ -440,6 +462,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             onNodesChange={onNodesChange}
             onNodeClick={onNodeClick}
             onPaneClick={onPaneClick}
+            onMoveStart={unpin}
             nodesDraggable={false}
             nodesConnectable={false}
             edgesFocusable={false}

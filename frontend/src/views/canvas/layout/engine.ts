@@ -1,5 +1,6 @@
 // Layout of the whole canvas: ELK (layered, top to bottom) per connected component, in a
-// Web Worker through elk-api; components packed in a grid. A time limit terminates the
+// Web Worker through elk-api, layers too wide to read wrapped into rows (wrap.ts);
+// components packed in a grid. A time limit terminates the
 // worker and lays out what is left as a grid. Cached per component by graph hash.
 // A redundancy cluster's sources are laid out as one block (a small grid inside the
 // cluster's box, header band included) that ELK or the grid places like a single node, so
@@ -8,9 +9,10 @@ import type { ELK, ElkNode } from 'elkjs/lib/elk-api'
 import { connectedComponents, graphHash, NODE_SIZE, type GEdge, type GNode, type Graph } from '../model'
 import type { ComponentLayout, LayoutCache } from './cache'
 import { CLUSTER_HEADER, CLUSTER_PAD, COMPONENT_GAP, gridLayout, LAYER_GAP, NODE_GAP, packComponents, type Placed } from './pack'
+import { wrapWideLayers } from './wrap'
 
 /** Bump when layout options change, so cached layouts are recomputed. */
-export const LAYOUT_VERSION = 'elk-layered-down-2-cluster-blocks'
+export const LAYOUT_VERSION = 'elk-layered-down-3-wrapped-layers'
 
 /** Members per row inside a cluster's block. */
 const BLOCK_COLUMNS = 3
@@ -151,16 +153,8 @@ export function fromElk(result: ElkNode, blocks: Map<string, ClusterBlock>): Com
   const kids = result.children ?? []
   const minX = Math.min(...kids.map((k) => k.x ?? 0))
   const minY = Math.min(...kids.map((k) => k.y ?? 0))
-  const positions: Record<string, Placed> = {}
-  let width = 0
-  let height = 0
-  for (const k of kids) {
-    const x = (k.x ?? 0) - minX
-    const y = (k.y ?? 0) - minY
-    positions[k.id] = { x, y }
-    width = Math.max(width, x + (k.width ?? 0))
-    height = Math.max(height, y + (k.height ?? 0))
-  }
+  const items = kids.map((k) => ({ id: k.id, x: (k.x ?? 0) - minX, y: (k.y ?? 0) - minY, width: k.width ?? 0, height: k.height ?? 0 }))
+  const { positions, width, height } = wrapWideLayers(items)
   return { positions: expandBlocks(positions, blocks), width, height, engine: 'elk' }
 }
 
