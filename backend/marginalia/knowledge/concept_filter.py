@@ -72,12 +72,31 @@ _GENERIC_HEADS = wordset(
     session sessions score scores unit units type types difference differences counterpart
     counterparts package packages issue issues aspect aspects factor factors problem problems
     area areas purpose purposes detail details part parts number numbers amount amounts
-    writing
+    writing approach approaches method methods technique techniques process processes
+    procedure procedures information research work works setup setups way ways step steps
+    example examples case cases version versions kind kinds statistic statistics text texts
     """
 )
 """Heads that a phrase of everyday words does not make a concept of: documents and
 their parts ("scientific documents", "summary files"), outcomes and tasks ("empirical
-results", "research challenges")."""
+results", "research challenges"). and the generic words for
+how work is done ("automatic approaches", "automated process", "contemporary research")."""
+_GENERIC_MODIFIERS = wordset(
+    """
+    empirical experimental full automatic automated contemporary quite extensive
+    comprehensive detailed thorough preliminary actual common usual general overall
+    whole real basic standard traditional conventional classical modern alternative
+    """
+)
+_TEXT_UNITS = wordset("text word words sentence sentences paragraph paragraphs line lines page")
+_UNIT_ATTRIBUTES = wordset(
+    "boundary boundaries length lengths position positions count counts break breaks end ends"
+)
+"""An attribute of a unit of text ("sentence boundary", "word count", "page break"): the
+text's bookkeeping, not a concept of the paper."""
+"""Modifiers that say how thorough, usual or real something is, not what it is: before an
+everyday word they make no concept ("empirical results", "experimental setup", "full
+text", "quite scarce")."""
 _PEOPLE_HEADS = wordset(
     """
     patient patients staff participant participants interviewee interviewees respondent
@@ -166,7 +185,9 @@ def concept_allowed(
     if words[-1].casefold() in _PEOPLE_HEADS:
         return False
     if all(background.is_general_word(w) for w in words):
-        if words[-1].casefold() in _GENERIC_HEADS:
+        if words[-1].casefold() in _GENERIC_HEADS or words[0].casefold() in _GENERIC_MODIFIERS:
+            return False
+        if words[-2].casefold() in _TEXT_UNITS and words[-1].casefold() in _UNIT_ATTRIBUTES:
             return False
         return background.spread(key) < GENERIC_PHRASE_SPREAD
     return True

@@ -33,7 +33,7 @@ import numpy as np
 
 from marginalia.knowledge.acronyms import colon_definition, detect_acronyms
 from marginalia.knowledge.concept_graph import weighted_pagerank
-from marginalia.knowledge.keyphrases import detect_datasets, extract_keyphrases
+from marginalia.knowledge.keyphrases import detect_datasets, extract_keyphrases, without_markup
 from marginalia.knowledge.schemas import ExtractedClaim, Extraction
 from marginalia.knowledge.sentences import (
     ChunkText,
@@ -363,7 +363,7 @@ def extract_offline(
             continue
         if s.matter != "body":
             continue
-        for short, long in detect_acronyms(s.text).items():
+        for short, long in detect_acronyms(without_markup(s.text)).items():
             acronyms.setdefault(short, long)
     concepts = extract_keyphrases(sentences, acronyms)
 

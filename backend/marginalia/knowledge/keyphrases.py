@@ -120,8 +120,31 @@ _NOT_PROSE = re.compile(
     re.IGNORECASE,
 )
 """Author names before "et al.", parenthesised citations, URLs and DOIs: no concepts."""
+_XREF = (
+    r"\b(?i:fig|figs|figure|figures|tab|table|tables|sec|section|sections|eq|eqs|equation"
+    r"|equations|alg|algorithm|appendix|appendices|listing|lemma|theorem|definition)\b"
+)
+_LABELS = r"[A-Z0-9][A-Z0-9.]*\b(?:\s*(?:,|and|&|-|–)\s*[A-Z0-9][A-Z0-9.]*\b)*"
+_ENDS_IN_XREF = re.compile(_XREF + r"\.\s*$")
+_OPENING_LABELS = re.compile(r"^\s*" + _LABELS)
+"""A sentence split after "Section." opens with the label the cross-reference names."""
+_MARKUP = re.compile(
+    r"\$\$.{0,2000}?\$\$|\$[^$]{1,400}?\$"  # TeX math: $$…$$, $…$
+    r"|\\\(.{0,400}?\\\)|\\\[.{0,2000}?\\\]"  # \(…\), \[…\]
+    r"|\\[A-Za-z]+"  # a TeX command left in the text (\mathbf, \vert, \hdots)
+    r"|" + _XREF + r"\.?\s*\(?\s*" + _LABELS,  # Fig. 3, Table REF, equation (REF)
+    re.DOTALL,
+)
+"""Mathematics and TeX markup (a paper rendered from its LaTeX source), and the labels of
+cross-references ("Fig. 3", "Section REF", "Tables 2 and 3"): symbols and labels, never
+concepts."""
 _LINE_BREAK_HYPHEN = re.compile(r"([a-z])[-\u00ad]\s+([a-z])")
 """A word broken across lines ("construc- tions"): joined before phrases are cut."""
+
+
+def without_markup(text: str) -> str:
+    """``text`` with its mathematics, TeX commands and cross-reference labels cut out."""
+    return _MARKUP.sub(" ; ", text)
 
 
 def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
@@ -131,6 +154,7 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     first_word_seen = False
     sentence = _LINE_BREAK_HYPHEN.sub(r"\1\2", sentence)
     sentence = _NOT_PROSE.sub(" ; ", sentence)
+    sentence = without_markup(sentence)
     for m in _TOKEN_RE.finditer(sentence):
         tok = m.group()
         is_word = tok[0].isalpha() or (tok[0].isdigit() and any(c.isalpha() for c in tok))
@@ -178,6 +202,16 @@ def _name_with_kind(gram: Sequence[tuple[str, bool]]) -> bool:
     )
 
 
+def _kind_then_name(gram: Sequence[tuple[str, bool]]) -> bool:
+    """The word for a kind of thing followed by names ("datasets CMU-MOSI", "the model
+    BERT"): the phrase is the name."""
+    (kind, _initial), *name = gram
+    low = kind.casefold()
+    return (low in vocab.KIND_HEADS or low in vocab.DATASET_KEYWORDS) and all(
+        is_named_token(t) for t, _ in name
+    )
+
+
 _DIGITS = re.compile(r"\d+")
 RUNNING_LINE_CHUNKS = 3
 RUNNING_LINE_MAX_CHARS = 120
@@ -218,6 +252,7 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
     seen: set[str] = set()
     repeated = running_lines(sentences)
     own_abstract = any(s.origin == "abstract" for s in sentences)
+    previous = ""
     for sent in sentences:
         if sent.matter != "body":
             continue  # authors, affiliations, licence, funding: not the paper's concepts
@@ -230,6 +265,9 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
         weight = _occurrence_weight(sent)
         title_case = sent.origin == "title"
         text = _without_lines(sent.text, repeated) if sent.origin == "chunk" else sent.text
+        if _ENDS_IN_XREF.search(previous):
+            text = _OPENING_LABELS.sub(" ; ", text)
+        previous = sent.text
         for run in _runs(text):
             n_run = len(run)
             for n in range(1, 5):
@@ -272,8 +310,8 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                         or (len(first) < 3 and not is_acronym(gram[0][0]))
                     ):
                         continue
-                    if n > 1 and _name_with_kind(gram):
-                        continue  # "ScienceParse system", "the SciBERT model": the name
+                    if n > 1 and (_name_with_kind(gram) or _kind_then_name(gram)):
+                        continue  # "ScienceParse system", "datasets CMU-MOSI": the name
                     surface = _display_phrase(gram, title_case)
                     key = normalize_concept(surface)
                     if not key:
