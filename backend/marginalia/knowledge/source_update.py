@@ -94,6 +94,27 @@ class AppliedSource:
     quality: float | None
 
 
+async def extract_with_metadata(
+    ctx: KnowledgeContext,
+    provider: LLMProvider | None,
+    source: Source | repo.SourceRow,
+    chunks: list[Chunk],
+) -> tuple[llmx.ExtractionResult, Extraction]:
+    """One source's extraction, with the concepts its metadata carries (OpenAlex) added."""
+    title, abstract = source.title, source.abstract
+    result = await llmx.extract_source(
+        provider,
+        title,
+        abstract,
+        chunk_texts(chunks),
+        claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
+    )
+    extraction = with_metadata_concepts(
+        result.extraction, source.metadata_concepts, source_text(title, abstract, chunks)
+    )
+    return result, extraction
+
+
 async def prepare_sources(
     ctx: KnowledgeContext,
     provider: LLMProvider,
@@ -117,18 +138,7 @@ async def prepare_sources(
     for source in sources:
         chunks = chunks_of.get(source.id, [])
         t = time.perf_counter()
-        result = await llmx.extract_source(
-            provider,
-            source.title,
-            source.abstract,
-            chunk_texts(chunks),
-            claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
-        )
-        extraction = with_metadata_concepts(
-            result.extraction,
-            source.metadata_concepts,
-            source_text(source.title, source.abstract, chunks),
-        )
+        result, extraction = await extract_with_metadata(ctx, provider, source, chunks)
         extracted.append(
             (source, chunks, extraction, result.engine, result.fallback_reason, elapsed_ms(t))
         )

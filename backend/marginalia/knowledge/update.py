@@ -53,11 +53,9 @@ from marginalia.knowledge.concept_store import sync_concepts
 from marginalia.knowledge.context import (
     KnowledgeContext,
     Progress,
-    chunk_texts,
     elapsed_ms,
     require_workspace,
     resolve_llm,
-    source_text,
 )
 from marginalia.knowledge.linking import (
     classify_evidence,
@@ -68,13 +66,13 @@ from marginalia.knowledge.linking import (
     update_source_edges,
     workspace_vector,
 )
-from marginalia.knowledge.metadata_concepts import with_metadata_concepts
 from marginalia.knowledge.refresh import refresh_workspace
 from marginalia.knowledge.schemas import Extraction
 from marginalia.knowledge.source_update import (
     AppliedSource,
     PreparedSource,
     apply_source,
+    extract_with_metadata,
     extraction_fields,
     prepare_sources,
 )
@@ -382,16 +380,7 @@ async def rebuild_workspace(
     for i, s in enumerate(sources):
         async with ctx.db.session() as session:
             chunks = await repo.chunk_rows(session, [s.id])
-        result = await llmx.extract_source(
-            provider,
-            s.title,
-            s.abstract,
-            chunk_texts(chunks),
-            claim_chunk_limit=ctx.settings.knowledge.claim_chunk_limit,
-        )
-        extraction = with_metadata_concepts(
-            result.extraction, s.metadata_concepts, source_text(s.title, s.abstract, chunks)
-        )
+        result, extraction = await extract_with_metadata(ctx, provider, s, chunks)
         extractions[s.id] = extraction
         engines[result.engine] += 1
         chunk_ids[s.id] = {c.chunk_index: int(c.id) for c in chunks if c.id is not None}
