@@ -112,7 +112,8 @@ test('select text, highlight it with a note; after a reload it is still there, a
   await page.getByRole('link', { name: /^Read / }).first().click()
   await page.waitForURL(/\/read\/[0-9a-f-]{36}/)
   const first = page.locator('.react-pdf__Page[data-page-number="1"]')
-  await expect(first.locator('.react-pdf__Page__textContent span').first()).toBeAttached()
+  // The whole text layer (react-pdf appends .endOfContent when pdf.js has drawn all of it).
+  await expect(first.locator('.react-pdf__Page__textContent .endOfContent')).toBeAttached()
 
   // Select one whole line of body text in pdf.js's text layer, as a mouse drag would.
   const selected = await page.evaluate(() => {
