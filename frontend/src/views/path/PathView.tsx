@@ -1,6 +1,7 @@
 // The learning path: the workspace's sources in a reading order the concept graph allows
 // (prerequisites first), each with difficulty, prerequisites, takeaways, concepts and time.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
 import { Link, useOutletContext } from 'react-router'
 import { api, ApiError, unwrap, type Schemas, type WorkspaceDetail } from '../../api/client'
 import { Button } from '../../ui/Button'
@@ -72,6 +73,23 @@ export function PathView() {
   const path = usePath(workspace.id)
   const generate = useGeneratePath(workspace.id)
   const markRead = useMarkRead(workspace.id)
+  // The box follows the click in the same render: the query cache's optimistic update
+  // reaches the view a task later, and a controlled checkbox flicks back until then.
+  const [ticking, setTicking] = useState<Record<string, boolean>>({})
+  const isRead = (s: { id: string; read: boolean }) => ticking[s.id] ?? s.read
+  const toggleRead = (stepId: string, read: boolean) => {
+    setTicking((t) => ({ ...t, [stepId]: read }))
+    markRead.mutate(
+      { stepId, read },
+      {
+        onSettled: () =>
+          setTicking((t) => {
+            const { [stepId]: _settled, ...rest } = t
+            return rest
+          }),
+      },
+    )
+  }
   const p = path.data
   const total = p?.steps.reduce((a, s) => a + s.reading_minutes, 0) ?? 0
   return (
@@ -114,7 +132,7 @@ export function PathView() {
             data-source-id={s.source_id}
             data-position={s.position}
             data-prerequisites={s.prerequisites.map((r) => r.source_id).join(' ')}
-            data-read={s.read}
+            data-read={isRead(s)}
             className="rounded-lg border border-stone-200 bg-white p-3 dark:border-stone-700 dark:bg-stone-900"
           >
             <div className="flex flex-wrap items-baseline gap-2">
@@ -131,8 +149,8 @@ export function PathView() {
                   type="checkbox"
                   className="h-4 w-4 accent-accent-600"
                   data-testid="path-step-read"
-                  checked={s.read}
-                  onChange={(e) => markRead.mutate({ stepId: s.id, read: e.target.checked })}
+                  checked={isRead(s)}
+                  onChange={(e) => toggleRead(s.id, e.target.checked)}
                 />
                 read
               </label>
