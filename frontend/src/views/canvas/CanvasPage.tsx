@@ -379,6 +379,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       if (!next) return
       const goal = points.find((p) => p.id === next)!
       setCursor(next)
+      pinned.current = null // the keyboard moved the view: a ?focus centre no longer holds
       void flow.setCenter(goal.x, goal.y, { zoom: flow.getZoom(), duration: 200 })
       requestAnimationFrame(() => document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next)}"]`)?.focus({ preventScroll: true }))
     },
