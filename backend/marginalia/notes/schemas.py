@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from marginalia.answer.schemas import QuoteRect
 
@@ -23,8 +23,8 @@ class HighlightCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    page: int = Field(ge=1, le=100_000)
-    page_end: int | None = Field(
+    page: StrictInt = Field(ge=1, le=100_000)
+    page_end: StrictInt | None = Field(
         default=None,
         ge=1,
         le=100_000,

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
 from marginalia.api.deps import PrincipalDep, RuntimeDep
 from marginalia.api.schemas import MAX_INT64, ErrorOut, JobOut
@@ -25,8 +25,8 @@ router = APIRouter(
 
 class PingRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    steps: int = Field(default=5, ge=1, le=1000)
-    interval_s: float = Field(default=0.1, ge=0, le=10)
+    steps: StrictInt = Field(default=5, ge=1, le=1000)
+    interval_s: StrictFloat = Field(default=0.1, ge=0, le=10)
 
 
 @router.get("", response_model=list[JobOut])

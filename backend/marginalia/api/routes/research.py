@@ -7,7 +7,7 @@ import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Response, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from marginalia.api.deps import RuntimeDep
 from marginalia.api.schemas import ErrorOut, JobOut
@@ -28,15 +28,15 @@ class ResearchRequest(BaseModel):
         description="What to research; saved as the workspace description. "
         "Omitted: the workspace's current description.",
     )
-    max_sources: int = Field(default=30, ge=1, le=200, description="sources ingested at most")
-    per_source_limit: int | None = Field(default=None, ge=1, le=100)
+    max_sources: StrictInt = Field(default=30, ge=1, le=200, description="sources ingested at most")
+    per_source_limit: StrictInt | None = Field(default=None, ge=1, le=100)
     queries: list[str] | None = Field(
         default=None, max_length=5, description="search these instead of the decomposition's"
     )
     sources: list[str] | None = Field(
         default=None, description="restrict to these sources: arxiv, openalex, brave, catalog"
     )
-    fetch: bool = Field(default=True, description="false: ingest abstracts only")
+    fetch: StrictBool = Field(default=True, description="false: ingest abstracts only")
 
 
 @router.post(
