@@ -45,6 +45,26 @@ _EXTENSIONS = {
 }
 
 
+def _full_text_fields(candidate: Candidate, fetch: dict[str, Any]) -> dict[str, Any]:
+    """How a fetched full text is ingested: its name, type and the candidate's metadata
+    (one place for the batched and the one-at-a-time path)."""
+    ext = _EXTENSIONS.get(str(fetch.get("content_type")), ".html")
+    return {
+        "filename": slug_of(candidate.title) + ext,
+        "content_type": fetch.get("content_type"),
+        "metadata": candidate_metadata(candidate, abstract_only=False),
+    }
+
+
+def _abstract_fields(candidate: Candidate) -> dict[str, Any]:
+    """How a candidate's abstract is ingested when its full text is not."""
+    return {
+        "filename": slug_of(candidate.title) + ".md",
+        "content_type": "text/markdown",
+        "metadata": candidate_metadata(candidate, abstract_only=True),
+    }
+
+
 def _constant(data: bytes) -> Callable[[], bytes]:
     return lambda: data
 
@@ -241,25 +261,14 @@ class AcquireStages(ResearchRunBase):
                 except (OSError, KeyError):
                     alone.append(item)
                     continue
-                ext = _EXTENSIONS.get(str(fetch.get("content_type")), ".html")
-                doc = IngestItem(
-                    load=_constant(data),
-                    filename=slug_of(candidate.title) + ext,
-                    content_type=fetch.get("content_type"),
-                    metadata=candidate_metadata(candidate, abstract_only=False),
-                )
+                doc = IngestItem(load=_constant(data), **_full_text_fields(candidate, fetch))
                 plans.append((item, doc, None))
                 continue
             abstract = abstract_document(candidate)
             if abstract is None:
                 alone.append(item)
                 continue
-            doc = IngestItem(
-                load=_constant(abstract),
-                filename=slug_of(candidate.title) + ".md",
-                content_type="text/markdown",
-                metadata=candidate_metadata(candidate, abstract_only=True),
-            )
+            doc = IngestItem(load=_constant(abstract), **_abstract_fields(candidate))
             plans.append((item, doc, str(fetch.get("reason") or "no_full_text_link")))
         results: dict[int, IngestOutcome | MarginaliaError] = {}
         if plans:
@@ -285,16 +294,10 @@ class AcquireStages(ResearchRunBase):
         outcome = None
         abstract_reason: str | None = None
         if fetch.get("status") == "ok":
-            ext = _EXTENSIONS.get(str(fetch.get("content_type")), ".html")
             try:
                 data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
                 outcome = await ingest_document(
-                    self.ctx,
-                    self.workspace_id,
-                    data=data,
-                    filename=slug_of(candidate.title) + ext,
-                    content_type=fetch.get("content_type"),
-                    metadata=candidate_metadata(candidate, abstract_only=False),
+                    self.ctx, self.workspace_id, data=data, **_full_text_fields(candidate, fetch)
                 )
             except IngestRefused as exc:
                 abstract_reason = f"parse_{exc.code}"
@@ -326,12 +329,7 @@ class AcquireStages(ResearchRunBase):
                 return
             try:
                 outcome = await ingest_document(
-                    self.ctx,
-                    self.workspace_id,
-                    data=data_or_none,
-                    filename=slug_of(candidate.title) + ".md",
-                    content_type="text/markdown",
-                    metadata=candidate_metadata(candidate, abstract_only=True),
+                    self.ctx, self.workspace_id, data=data_or_none, **_abstract_fields(candidate)
                 )
             except IngestRefused as exc:
                 await self._set(item, "failed", error=exc.detail, failure_reason=exc.code)
