@@ -46,7 +46,7 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
               min={1}
               max={200}
               value={maxSources}
-              onChange={(e) => setMaxSources(Math.max(1, Math.min(200, Number(e.target.value) || 1)))}
+              onChange={(e) => setMaxSources(Math.max(1, Math.min(200, Math.round(Number(e.target.value)) || 1)))}
               className="h-8 w-16 rounded-md border border-stone-300 bg-white px-2 dark:border-stone-600 dark:bg-stone-900"
               data-testid="research-max"
             />
