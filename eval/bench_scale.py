@@ -13,8 +13,17 @@ search (which embeds the query with the real model); for the vector leg, perturb
 of random chunk vectors, checked against exact top-100 search done in NumPy
 (``hnsw_recall``). All latencies are in milliseconds, warm (one untimed pass first).
 
-``lexical_ndcg_vs_exact`` compares the pruned leg (impact-ordered postings, migration
-0009) with exact BM25 (``EXACT_PARAMS``) on the same workspace: nDCG@10 of the pruned
+Posting blocks (migration 0015) are appended by every insert statement and merged by the
+knowledge refresh in the background; the build calls the same compaction
+(``compact_postings``) every ``--compact-every`` chunks and once at the end, and its time
+is part of the ingest rate (``compaction_s`` says how much). ``lexical_index_mb`` is the
+index as it then stands (dead row versions included, as a live database has them),
+``lexical_index_mb_vacuumed`` after ``VACUUM FULL`` of its tables. On a schema before 0015
+(one row per posting, ``retrieval_impacts``) nothing is compacted and the same sizes are
+reported, so two versions can be compared with this one script.
+
+``lexical_ndcg_vs_exact`` compares the pruned leg (impact-ordered postings, migrations
+0009 and 0015) with exact BM25 (``EXACT_PARAMS``) on the same workspace: nDCG@10 of the pruned
 ranking with the exact top 10 as graded relevance (gain = exact score), mean over the
 queries; ``lexical_exact`` has the exact leg's latencies. SciFact nDCG@10 against qrels:
 ``marginalia eval retrieval --beir ../shared/data/scifact`` (with and without
@@ -37,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
@@ -73,7 +83,30 @@ def percentiles(ms: list[float]) -> dict[str, float]:
     }
 
 
-async def build(rt: Any, chunks: int, dim: int, seed: int) -> tuple[uuid.UUID, np.ndarray, float]:
+async def postings_table(rt: Any) -> str:
+    """``retrieval_blocks`` (0015 and later) or ``retrieval_impacts`` (0009-0014)."""
+    from sqlalchemy import text
+
+    async with rt.db.session() as session:
+        blocks = await session.scalar(text("SELECT to_regclass('retrieval_blocks') IS NOT NULL"))
+    return "retrieval_blocks" if blocks else "retrieval_impacts"
+
+
+async def compact(rt: Any, ws: uuid.UUID) -> float:
+    """Seconds spent merging the workspace's posting blocks (0 before migration 0015)."""
+    if await postings_table(rt) != "retrieval_blocks":
+        return 0.0
+    from marginalia.retrieval.repository import compact_postings
+
+    t = time.perf_counter()
+    async with rt.db.transaction() as session:
+        await compact_postings(session, ws)
+    return time.perf_counter() - t
+
+
+async def build(
+    rt: Any, chunks: int, dim: int, seed: int, compact_every: int
+) -> tuple[uuid.UUID, np.ndarray, float, float]:
     from marginalia.db.repositories import workspaces as workspaces_repo
     from marginalia.db.repositories.sources import NewChunk, NewSource, insert_sources
 
@@ -84,7 +117,7 @@ async def build(rt: Any, chunks: int, dim: int, seed: int) -> tuple[uuid.UUID, n
             session, name=f"scale-{chunks}", description="bench_scale"
         )
     vectors = np.empty((chunks, dim), dtype=np.float32)
-    made = 0
+    made, compacted_at, compaction_s = 0, 0, 0.0
     t0 = time.perf_counter()
     while made < chunks:
         batch: list[NewSource] = []
@@ -116,8 +149,11 @@ async def build(rt: Any, chunks: int, dim: int, seed: int) -> tuple[uuid.UUID, n
             made += n
         async with rt.db.transaction() as session:
             await insert_sources(session, workspace_id=workspace.id, sources=batch)
+        if made - compacted_at >= compact_every or made >= chunks:
+            compaction_s += await compact(rt, workspace.id)
+            compacted_at = made
         print(f"  {made}/{chunks} chunks", file=sys.stderr, end="\r")
-    return workspace.id, vectors, time.perf_counter() - t0
+    return workspace.id, vectors, time.perf_counter() - t0, compaction_s
 
 
 async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
@@ -135,16 +171,25 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
     rt = await open_runtime(Settings())
     try:
         dim = rt.settings.embedding.dim
-        ws, vectors, build_s = await build(rt, chunks, dim, args.seed)
+        ws, vectors, build_s, compaction_s = await build(
+            rt, chunks, dim, args.seed, args.compact_every
+        )
+        table = await postings_table(rt)
+        size_sql = text(
+            f"SELECT pg_total_relation_size('{table}') + pg_total_relation_size('retrieval_terms')"
+        )
         async with rt.db.transaction() as session:
             await session.execute(text("ANALYZE"))
             db_bytes = await session.scalar(text("SELECT pg_database_size(current_database())"))
-            lexical_bytes = await session.scalar(
-                text(
-                    "SELECT pg_total_relation_size('retrieval_impacts') "
-                    "+ pg_total_relation_size('retrieval_terms')"
-                )
-            )
+            lexical_bytes = await session.scalar(size_sql)
+            postings = await session.scalar(text("SELECT sum(df) FROM retrieval_terms"))
+            rows = await session.scalar(text(f"SELECT count(*) FROM {table}"))
+        with psycopg.connect(rt.db.location.url, autocommit=True) as conn:
+            conn.execute(f"VACUUM FULL {table}")
+            conn.execute("VACUUM FULL retrieval_terms")
+            conn.execute("ANALYZE")
+        async with rt.db.session() as session:
+            vacuumed_bytes = await session.scalar(size_sql)
         queries = list(load_queries(SCIFACT).values())[: args.queries]
         nprng = np.random.default_rng(args.seed + 1)
         picks = nprng.choice(len(vectors), size=args.queries, replace=False)
@@ -217,8 +262,16 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             "lexical_exact_plus_pruned": percentiles(lexical_exact),
             "exact_queries": len(lexical_exact),
             "ingest_rows_per_s": round(chunks / build_s, 1),
+            "compaction_s": round(compaction_s, 1),
             "database_mb": round(int(db_bytes or 0) / 1e6, 1),
+            "postings_table": table,
+            "postings": int(postings or 0),
+            "postings_rows": int(rows or 0),
             "lexical_index_mb": round(int(lexical_bytes or 0) / 1e6, 1),
+            "lexical_index_mb_vacuumed": round(int(vacuumed_bytes or 0) / 1e6, 1),
+            "bytes_per_posting_vacuumed": round(
+                int(vacuumed_bytes or 0) / max(1, int(postings or 0)), 1
+            ),
             "vectors": "synthetic: per-source random centroid + N(0, 0.025) noise per dimension, normalised",
             "queries": len(queries),
         }
@@ -254,6 +307,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument(
         "--exact-queries", type=int, default=20, help="queries compared with exact BM25"
+    )
+    parser.add_argument(
+        "--compact-every",
+        type=int,
+        default=20000,
+        help="merge the posting blocks after this many chunks (as the background refresh does)",
     )
     parser.add_argument("--home-root", default=None, help="where the throwaway homes go")
     parser.add_argument("--json", action="store_true", help="print JSON only")

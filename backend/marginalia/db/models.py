@@ -175,7 +175,7 @@ class Chunk(SQLModel, table=True):
     __tablename__ = "chunks"
     __table_args__ = (
         UniqueConstraint("source_id", "chunk_index", name="uq_chunks_source_index"),
-        # No GIN index on tsv: BM25 reads retrieval_impacts (migrations 0004, 0009).
+        # No GIN index on tsv: BM25 reads retrieval_blocks (migrations 0004, 0009, 0015).
         hnsw("chunks"),
     )
     id: int | None = Field(
@@ -542,7 +542,7 @@ class JobEvent(SQLModel, table=True):
 
 from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
-    RetrievalImpact,
+    RetrievalBlock,
     RetrievalSourceStats,
     RetrievalTerm,
 )

@@ -1,5 +1,5 @@
-"""Tables of the lexical index (BM25): terms with df, impact-ordered postings, per-source
-length statistics. All written by the triggers on ``chunks`` (migrations 0002, 0009)."""
+"""Tables of the lexical index (BM25): terms with df, blocks of impact-ordered postings,
+per-source length statistics. All written by the triggers on ``chunks`` (migrations 0002, 0009, 0015)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from sqlalchemy import (
     Column,
     ForeignKey,
     Identity,
+    Index,
     Integer,
     SmallInteger,
     Text,
     UniqueConstraint,
+    text,
 )
-from sqlalchemy.dialects.postgresql import UUID
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlmodel import Field, SQLModel
 
 
@@ -30,14 +32,27 @@ class RetrievalTerm(SQLModel, table=True):
     df: int
 
 
-class RetrievalImpact(SQLModel, table=True):
-    """A posting with BM25's tf part (``retrieval_impact``, migration 0009), keyed so that
-    a term's postings read highest impact first; written by the chunks triggers."""
+class RetrievalBlock(SQLModel, table=True):
+    """Up to 256 postings of one (term, impact bucket): chunk ids as ``base`` plus int4
+    ``offsets``, with BM25's tf part per posting (``retrieval_impact``); appended by the
+    chunks triggers and merged by ``retrieval_compact`` (migration 0015)."""
 
-    __tablename__ = "retrieval_impacts"
+    __tablename__ = "retrieval_blocks"
+    __table_args__ = (
+        Index(
+            "ix_retrieval_blocks_partial",
+            "term_id",
+            "bucket",
+            postgresql_where=text("n < 256"),
+        ),
+    )
     term_id: int = Field(sa_column=Column(Integer, primary_key=True))
-    impact: int = Field(sa_column=Column(SmallInteger, primary_key=True))
-    chunk_id: int = Field(sa_column=Column(BigInteger, primary_key=True))
+    bucket: int = Field(sa_column=Column(SmallInteger, primary_key=True))
+    base: int = Field(sa_column=Column(BigInteger, primary_key=True))
+    last: int = Field(sa_column=Column(BigInteger, nullable=False))
+    n: int = Field(sa_column=Column(SmallInteger, nullable=False))
+    offsets: list[int] = Field(sa_column=Column(ARRAY(Integer), nullable=False))
+    impacts: list[int] = Field(sa_column=Column(ARRAY(SmallInteger), nullable=False))
 
 
 class RetrievalSourceStats(SQLModel, table=True):

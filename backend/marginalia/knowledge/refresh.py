@@ -10,7 +10,9 @@ statistics that depend on the whole graph up to date:
   edges that no longer hold;
 * redundancy clusters (average linkage over every source);
 * the offline wiki's pages of the central concepts (written only when their text changed),
-  and ``[[links]]`` to concepts that no longer exist.
+  and ``[[links]]`` to concepts that no longer exist;
+* the lexical index's posting blocks, which every insert appends, merged into full ones
+  (:func:`marginalia.retrieval.repository.compact_postings`, migration 0015).
 
 It runs inline after a direct ``update_for_source`` call (the default), at the end of a
 research or import job, and as the debounced ``knowledge.refresh`` job after uploads
@@ -38,6 +40,7 @@ from marginalia.knowledge.linking import recluster
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.knowledge.wiki_update import central_slugs, repair_links, write_offline_pages
 from marginalia.llm.base import LLMProvider
+from marginalia.retrieval.repository import compact_postings
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,10 @@ async def refresh_workspace(
             )
         repaired = await repair_links(session, embedder, workspace_id)
     timings["wiki"] = elapsed_ms(t)
+    t = time.perf_counter()
+    async with ctx.db.transaction() as session:
+        await compact_postings(session, workspace_id)
+    timings["lexical_compaction"] = elapsed_ms(t)
     return RefreshResult(
         workspace_id=workspace_id,
         sources=len(sources),

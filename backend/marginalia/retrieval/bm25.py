@@ -2,9 +2,9 @@
 ``marginalia.retrieval.repository.score_sql``.
 
 Scores are exactly Okapi BM25 over chunks, with term statistics kept in Postgres
-(migration 0009: ``retrieval_terms`` holds df per lexeme, ``retrieval_impacts`` the
-postings ordered by impact; ``retrieval_source_stats``: chunk count and total length per
-source). Candidates come from every posting of the rarest query terms (up to
+(migration 0009: ``retrieval_terms`` holds df per lexeme; migration 0015:
+``retrieval_blocks`` the postings in blocks per impact bucket, read highest impact first;
+``retrieval_source_stats``: chunk count and total length per source). Candidates come from every posting of the rarest query terms (up to
 ``whole_budget`` in all) and the top ``per_term`` postings of the others by impact
 (BM25's tf part at a fixed reference length), the best ``candidates`` of them by summed
 idf × impact are scored exactly from ``chunks.tsv``; ``exact=True`` reads every posting

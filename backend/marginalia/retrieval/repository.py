@@ -14,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
 
-# BM25 over impact-ordered postings (see marginalia.retrieval.bm25 for the model).
+# BM25 over impact-ordered posting blocks (see marginalia.retrieval.bm25 for the model;
+# ``retrieval_term_postings`` reads a term's blocks from the top impact bucket down).
 # Parameters: :ws (workspace), :query (text), :src (source), :k1, :b, :depth, :query_tf,
 # :per_term, :budget and :candidates (NULL per_term and candidates: exact BM25).
 _SCORE_HEAD = """
@@ -46,8 +47,9 @@ cand AS MATERIALIZED (
     SELECT p.chunk_id
       FROM w CROSS JOIN LATERAL (
                SELECT i.chunk_id, i.impact
-                 FROM retrieval_impacts AS i
-                WHERE i.term_id = w.id
+                 FROM retrieval_term_postings(
+                          w.id, CASE WHEN w.whole THEN NULL ELSE CAST(:per_term AS bigint) END
+                      ) AS i
                 ORDER BY i.impact DESC, i.chunk_id DESC
                 LIMIT CASE WHEN w.whole THEN NULL ELSE CAST(:per_term AS bigint) END) AS p
      GROUP BY p.chunk_id
@@ -227,8 +229,8 @@ async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
     )
     counted = await session.execute(
         text(
-            "SELECT t.lexeme, count(*) FROM retrieval_terms t "
-            "JOIN retrieval_impacts i ON i.term_id = t.id "
+            "SELECT t.lexeme, sum(b.n) FROM retrieval_terms t "
+            "JOIN retrieval_blocks b ON b.term_id = t.id "
             "WHERE t.workspace_id = :ws GROUP BY t.lexeme"
         ),
         {"ws": workspace_id},
@@ -241,14 +243,33 @@ async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
 
 _LENGTH = "coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)"
 
+#: Postings of a CTE ``postings (term_id, impact, chunk_id)`` packed into block rows: runs
+#: of <= 256 chunk ids per (term, bucket), offsets from the run's first id (int4, so a run
+#: never spans 2^31 ids). The same statement as migration 0015's (migrations are frozen
+#: history and do not import the application).
+PACK_POSTINGS = """
+SELECT term_id, bucket, min(chunk_id), max(chunk_id), count(*)::int2,
+       array_agg((chunk_id - first_id)::int4 ORDER BY chunk_id),
+       array_agg(impact ORDER BY chunk_id)
+  FROM (SELECT p.*, first_value(p.chunk_id)
+                      OVER (PARTITION BY p.term_id, p.bucket, p.run ORDER BY p.chunk_id) AS first_id
+          FROM (SELECT x.term_id, x.impact, x.chunk_id, retrieval_bucket(x.impact) AS bucket,
+                       (x.chunk_id >> 31) * 100000000
+                       + (row_number() OVER (PARTITION BY x.term_id, retrieval_bucket(x.impact),
+                                                          x.chunk_id >> 31
+                                                 ORDER BY x.chunk_id) - 1) / 256 AS run
+                  FROM postings AS x) AS p) AS q
+ GROUP BY term_id, bucket, run
+"""
+
 
 async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> None:
     """Rebuild a workspace's terms, postings and source stats from its chunks (repair tool)."""
     ws = {"ws": workspace_id}
     await session.execute(
         text(
-            "DELETE FROM retrieval_impacts i USING retrieval_terms t "
-            "WHERE i.term_id = t.id AND t.workspace_id = :ws"
+            "DELETE FROM retrieval_blocks b USING retrieval_terms t "
+            "WHERE b.term_id = t.id AND t.workspace_id = :ws"
         ),
         ws,
     )
@@ -264,14 +285,17 @@ async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
     )
     await session.execute(
         text(
-            f"""INSERT INTO retrieval_impacts (term_id, impact, chunk_id)
-                SELECT t.id, retrieval_impact(coalesce(array_length(u.positions, 1), 1), l.dl),
-                       c.id
-                  FROM chunks c
-                 CROSS JOIN LATERAL (SELECT {_LENGTH} AS dl FROM unnest(c.tsv) u) l
-                 CROSS JOIN LATERAL unnest(c.tsv) u
-                  JOIN retrieval_terms t ON t.workspace_id = :ws AND t.lexeme = u.lexeme
-                 WHERE c.workspace_id = :ws"""
+            f"""WITH postings AS (
+                    SELECT t.id AS term_id, c.id AS chunk_id,
+                           retrieval_impact(coalesce(array_length(u.positions, 1), 1), l.dl)
+                             AS impact
+                      FROM chunks c
+                     CROSS JOIN LATERAL (SELECT {_LENGTH} AS dl FROM unnest(c.tsv) u) l
+                     CROSS JOIN LATERAL unnest(c.tsv) u
+                      JOIN retrieval_terms t ON t.workspace_id = :ws AND t.lexeme = u.lexeme
+                     WHERE c.workspace_id = :ws)
+                INSERT INTO retrieval_blocks (term_id, bucket, base, last, n, offsets, impacts)
+                {PACK_POSTINGS}"""
         ),
         ws,
     )
@@ -286,6 +310,52 @@ async def rebuild_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
         ),
         ws,
     )
+
+
+async def compact_postings(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    """Merge the workspace's partial posting blocks (each insert statement appends its own
+    rows) into full ones; returns the rows written. Takes the workspace's index lock, so
+    it waits for (and holds off) the chunks triggers of that workspace."""
+    merged = await session.scalar(text("SELECT retrieval_compact(:ws)"), {"ws": workspace_id})
+    return int(merged or 0)
+
+
+async def indexed_postings(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> set[tuple[str, int, int]]:
+    """Every (lexeme, chunk id, impact) the blocks hold for a workspace (tests compare it
+    with :func:`recomputed_postings`)."""
+    rows = await session.execute(
+        text(
+            "SELECT t.lexeme, b.base + x.o, x.i FROM retrieval_terms t "
+            "JOIN retrieval_blocks b ON b.term_id = t.id "
+            "CROSS JOIN LATERAL unnest(b.offsets, b.impacts) x(o, i) WHERE t.workspace_id = :ws"
+        ),
+        {"ws": workspace_id},
+    )
+    postings = [(str(r[0]), int(r[1]), int(r[2])) for r in rows.all()]
+    found = set(postings)
+    if len(found) != len(postings):
+        raise AssertionError("a posting is stored twice")
+    return found
+
+
+async def recomputed_postings(
+    session: AsyncSession, workspace_id: uuid.UUID
+) -> set[tuple[str, int, int]]:
+    """The (lexeme, chunk id, impact) postings a workspace's chunks imply."""
+    rows = await session.execute(
+        text(
+            f"""SELECT u.lexeme, c.id,
+                       retrieval_impact(coalesce(array_length(u.positions, 1), 1), l.dl)
+                  FROM chunks c
+                 CROSS JOIN LATERAL (SELECT {_LENGTH} AS dl FROM unnest(c.tsv) u) l
+                 CROSS JOIN LATERAL unnest(c.tsv) u
+                 WHERE c.workspace_id = :ws"""
+        ),
+        {"ws": workspace_id},
+    )
+    return {(str(r[0]), int(r[1]), int(r[2])) for r in rows.all()}
 
 
 # ------------------------------------------------------------------------- vector
