@@ -29,6 +29,8 @@ _PAGE_OF = re.compile(r"\bpage\s+\d+\s+of\s+\d+\b", re.IGNORECASE)
 _JOURNAL_BANNER = re.compile(
     r"\b(?:19|20)\d\d\s*,\s*\d+\s*:\s*\d+"  # "2014, 14:123"
     r"|\bvol(?:ume)?\.?\s*\d+\s*,?\s*(?:no\.?|issue)\s*\d+"  # "Vol. 12, No. 3"
+    r"|\bdoi\s+10\.\d{4,}/"  # a journal footer: "PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118"
+    r"|\bproceedings\s+of\s+the\s+\d+(?:st|nd|rd|th)\b"  # "Proceedings of the 58th Annual …"
     r"|\b(?:research\s+article|original\s+article|open\s+access|review\s+article)\b"
     r"(?=\s*(?:(?-i:[A-Z])|$))",
     re.IGNORECASE,
