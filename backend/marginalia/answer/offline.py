@@ -92,6 +92,13 @@ CLAIM_BAND = 0.1
 TYPE_MARGIN = 0.15
 #: A sentence at least this similar to one already chosen repeats it (overlapping chunks).
 NEAR_DUPLICATE = 0.92
+#: How :func:`select_claims` orders the sentences it may quote (never the support or the
+#: evidence score): support, plus :data:`CLAIM_TYPE_BONUS` when the sentence offers the
+#: expected answer type, plus :data:`PASSAGE_PRIOR` / n for a sentence of passage n — the
+#: retrieval's fused rank of the passage carries what the sentence's own score misses
+#: (BM25 over the whole chunk, its neighbours' words). Fitted on the dev set (docs/EVAL.md).
+CLAIM_TYPE_BONUS = 0.15
+PASSAGE_PRIOR = 0.2
 
 Lexer = Callable[[Sequence[str]], Awaitable[list[frozenset[str]]]]
 #: Term → idf for the given lexemes, or None when there are no statistics to use.
@@ -445,15 +452,26 @@ def evidence_score(scored: Sequence[ScoredSentence]) -> float:
     return max((s.support for s in scored), default=0.0)
 
 
+def claim_rank(s: ScoredSentence) -> float:
+    """The value :func:`select_claims` orders a sentence by (see :data:`PASSAGE_PRIOR`)."""
+    return (
+        s.support
+        + (CLAIM_TYPE_BONUS if s.answer_type else 0.0)
+        + PASSAGE_PRIOR / max(s.passage_n, 1)
+    )
+
+
 def select_mmr(
     scored: Sequence[ScoredSentence],
     *,
     threshold: float,
     k: int = MAX_CLAIMS,
     lam: float = MMR_LAMBDA,
+    rank: Callable[[ScoredSentence], float] | None = None,
 ) -> list[ScoredSentence]:
-    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR (a sentence
-    of the expected answer type ranks :data:`ANSWER_TYPE_BONUS` higher)."""
+    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR; relevance is
+    ``rank`` (default: the support, :data:`ANSWER_TYPE_BONUS` higher for a sentence of the
+    expected answer type)."""
     pool = [s for s in scored if s.support >= threshold]
     chosen: list[ScoredSentence] = []
     while pool and len(chosen) < k:
@@ -463,7 +481,11 @@ def select_mmr(
             redundancy = max((float(cand.vector @ c.vector) for c in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE:
                 continue
-            relevance = cand.support + (ANSWER_TYPE_BONUS if cand.answer_type else 0.0)
+            relevance = (
+                rank(cand)
+                if rank is not None
+                else cand.support + (ANSWER_TYPE_BONUS if cand.answer_type else 0.0)
+            )
             value = lam * relevance - (1.0 - lam) * redundancy
             if value > best_value:
                 best, best_value = cand, value
@@ -552,18 +574,21 @@ def select_claims(
     """The extractive answer: up to ``k`` claims from sentences with support ≥
     ``threshold`` — the expected answer type first, MMR after, a neighbour quoted with a
     sentence when the answer spans both; each claim's text is its quote, once."""
-    pool = [s for s in scored if s.support >= threshold]
+    pool = sorted(
+        (s for s in scored if s.support >= threshold),
+        key=lambda s: (-claim_rank(s), s.passage_n, s.start),
+    )
     if not pool:
         return []
     want_type = answer_types.expected_type(question) != "none"
-    top = pool[0].support
+    top = claim_rank(pool[0])
     first = next(
-        (s for s in pool if want_type and s.answer_type and s.support >= top - TYPE_MARGIN),
+        (s for s in pool if want_type and s.answer_type and claim_rank(s) >= top - TYPE_MARGIN),
         None,
     )
     rest = [s for s in pool if s is not first]
     chosen = ([first] if first is not None else []) + select_mmr(
-        rest, threshold=threshold, k=k - (first is not None)
+        rest, threshold=threshold, k=k - (first is not None), rank=claim_rank
     )
     texts = {p.n: p.text for p in passages}
     quotes: list[Quote] = []
