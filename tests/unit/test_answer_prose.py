@@ -226,3 +226,37 @@ def test_a_stored_sentence_that_is_not_prose_is_not_a_candidate() -> None:
     passages = [Passage(n=1, document="d", text=text, score=1.0)]
     chosen = sentences.select_candidates(passages, {1: spans})
     assert [c[3] for c in chosen] == [prose]
+
+
+def test_section_headings_glued_above_a_sentence_are_not_quoted() -> None:
+    from marginalia.answer.prose import skip_headings
+
+    for text, body in [
+        ("Methods\nSetting\nThe Medical Department serves 5 million.", "The Medical"),
+        ("3 The S2ORC dataset\nThe resulting corpus consists of 81.1M papers.", "The resulting"),
+        ("MATERIALS AND METHODS\nSHOP search\nThe methodology has several steps.", "The method"),
+    ]:
+        assert skip_headings(text, 0, len(text)) == text.index(body), text
+    # A sentence the layout broke before a name or a reference keeps its first line.
+    for text in [
+        "In\nTable 4, we find that SuperPAL performs best.",
+        "Inspired by\nCulotta et al. (2007), we train a classifier.",
+        "The distribution of disciplines in\nS2ORC is given in Figure 2.",
+        "When comparing\nSPECTER embeddings with SciBERT, we observe a gain.",
+        "A molecule incorporating a tetrazole\nmoiety displayed potent inhibition.",
+    ]:
+        assert skip_headings(text, 0, len(text)) == 0, text
+
+
+async def test_a_claim_quotes_the_sentence_without_its_heading() -> None:
+    text = (
+        "Document review and participatory observations\nStaffing\n"
+        "The medical staff of the department included seven medical doctors and 24 nurses."
+    )
+    passages = [Passage(n=1, document="d", text=text, score=1.0)]
+    claims = await _claims("How many medical doctors were on the staff?", passages)
+    assert claims and claims[0].quote is not None
+    assert claims[0].quote.startswith("The medical staff")
+    assert len(claims) == len({c.quote for c in claims})  # each sentence once
+    kept, dropped = validate_claims(claims, passages)
+    assert kept == claims and not dropped

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginalia.answer import answer_types, sentences
+from marginalia.answer import answer_types, prose, sentences
 from marginalia.answer import repository as repo
 from marginalia.answer.prose import MAX_WORDS, MIN_WORDS
 from marginalia.answer.quotes import normalize
@@ -556,9 +556,14 @@ def _quote(
                     if _gap_ok(text, a, b):
                         start, end = min(start, n.start), max(end, n.end)
                         break
-        back = before is not None and _BACK_REFERENCE.match(s.text) is not None
+        body = prose.skip_headings(text, s.start, s.end)
+        back = before is not None and _BACK_REFERENCE.match(text[body : s.end]) is not None
         if start == s.start and back and before is not None and _gap_ok(text, before, s):
             start = before.start
+        # Section headings the layout glued above the sentence are not quoted.
+        trimmed = prose.skip_headings(text, start, end)
+        if len(text[trimmed:end].split()) >= MIN_SENTENCE_WORDS:
+            start = trimmed
         return Quote(s.passage_n, start, end, text[start:end], s)
     return Quote(s.passage_n, start, end, s.text, s)
 
