@@ -1,13 +1,16 @@
 """The kind of answer a question asks for, and whether a sentence offers one.
 
 - ``quantity`` — "how many", "how much", "what share/percentage/proportion/rate", "number
-  of", "by how much", …: the sentence states a number that is not a year, a citation or a
-  table/figure/section reference.
+  of", "by how much", "more often … or …", …: the sentence states a figure standing on its
+  own ("37M", "15-20$", "0.89") or a number word ("seven", "twice") — not the digit of a
+  name ("S2ORC", "v3-8"), a year, a citation, a table/figure/section reference, or a
+  figure the question itself states.
 - ``time`` — "when", "what year", "how long ago": the sentence states a year or a date.
 - ``named`` — "which …", "who …", "what is the name of", "what <thing> (model, dataset,
   database, tool, GPU, …)": the sentence names something — a capitalised word or an
   acronym past its first word, or a mixed letter/digit token ("BERT-base", "V100") — that
-  the question does not already name.
+  the question does not already name; a citation ("Feldman et al.", "(Lopez, 2009)") is
+  not one.
 - ``none`` — anything else (why/how/what-does questions): no type to prefer.
 
 The offline engine uses it to choose among well-supported sentences (the type never

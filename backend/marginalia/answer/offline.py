@@ -43,10 +43,14 @@ Only prose is scored (:mod:`marginalia.answer.prose`: no running headers, affili
 equations, reference entries or licence text). :func:`select_claims` is what answers use:
 for a question with an expected answer type (:mod:`marginalia.answer.answer_types`:
 a number for "how many", a named thing for "which", a date for "when") the first claim is
-the best sentence offering that type within :data:`TYPE_MARGIN` of the best support;
+the best sentence offering that type within :data:`TYPE_MARGIN` of the best claim rank
+(:func:`claim_rank`: the support, plus :data:`CLAIM_TYPE_BONUS` for the expected type,
+plus :data:`PASSAGE_PRIOR` / n for a sentence of passage n — it orders the claims only);
 when none does, the best sentence is quoted together with an adjacent sentence of its
 passage that offers it (the answer spans two sentences), and a sentence that opens with
 a reference to the one before ("This", "These", "It", …) is quoted with that one.
+Section headings the layout glued above a sentence are not quoted
+(:func:`marginalia.answer.prose.skip_headings`).
 """
 
 from __future__ import annotations
