@@ -293,3 +293,31 @@ def test_answer_type_orders_claims_but_not_the_pool() -> None:
     low = sentence("Retrieval failed in 3 of 9 cases.", 0.40, [0, 0, 1], True)
     chosen = offline.select_mmr([general, figure, low], threshold=0.5)
     assert [s.text for s in chosen] == [figure.text, general.text]  # `low` is below threshold
+
+
+def test_claims_prefer_the_better_retrieved_passage_and_the_expected_type() -> None:
+    def sentence(text: str, n: int, support: float, vec: list[float]) -> offline.ScoredSentence:
+        v = np.asarray(vec, dtype=np.float32)
+        return offline.ScoredSentence(
+            passage_n=n, text=text, start=0, end=len(text), cosine=support, coverage=0.0,
+            window_coverage=0.0, context_coverage=0.0, support=support, vector=v / np.linalg.norm(v),
+            answer_type=any(c.isdigit() for c in text),
+        )  # fmt: skip
+
+    far = sentence("Retrieval of the records failed for some of the patients.", 7, 0.63, [1, 0, 0])
+    near = sentence("Retrieval failed for the records of older patients.", 1, 0.61, [0, 1, 0])
+    passages = [
+        Passage(n=n, document="d", text=s.text, score=1.0) for n, s in ((7, far), (1, near))
+    ]
+    claims = offline.select_claims(
+        [far, near], passages, threshold=0.5, question="Why did retrieval fail?"
+    )
+    assert [c.citations for c in claims] == [[1], [7]]  # passage 1 first, support aside
+    # A question asking for a number: the sentence stating one leads.
+    figure = sentence("Retrieval failed for 41 of the 1077 records.", 5, 0.58, [0, 0, 1])
+    passages.append(Passage(n=5, document="d", text=figure.text, score=1.0))
+    claims = offline.select_claims(
+        [far, near, figure], passages, threshold=0.5, question="How many retrievals failed?"
+    )
+    assert claims[0].quote == figure.text
+    assert len({c.quote for c in claims}) == len(claims) == 3  # each sentence once

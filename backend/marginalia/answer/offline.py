@@ -43,10 +43,14 @@ Only prose is scored (:mod:`marginalia.answer.prose`: no running headers, affili
 equations, reference entries or licence text). :func:`select_claims` is what answers use:
 for a question with an expected answer type (:mod:`marginalia.answer.answer_types`:
 a number for "how many", a named thing for "which", a date for "when") the first claim is
-the best sentence offering that type within :data:`TYPE_MARGIN` of the best support;
+the best sentence offering that type within :data:`TYPE_MARGIN` of the best claim rank
+(:func:`claim_rank`: the support, plus :data:`CLAIM_TYPE_BONUS` for the expected type,
+plus :data:`PASSAGE_PRIOR` / n for a sentence of passage n — it orders the claims only);
 when none does, the best sentence is quoted together with an adjacent sentence of its
 passage that offers it (the answer spans two sentences), and a sentence that opens with
 a reference to the one before ("This", "These", "It", …) is quoted with that one.
+Section headings the layout glued above a sentence are not quoted
+(:func:`marginalia.answer.prose.skip_headings`).
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marginalia.answer import answer_types, sentences
+from marginalia.answer import answer_types, prose, sentences
 from marginalia.answer import repository as repo
 from marginalia.answer.prose import MAX_WORDS, MIN_WORDS
 from marginalia.answer.quotes import normalize
@@ -92,6 +96,13 @@ CLAIM_BAND = 0.1
 TYPE_MARGIN = 0.15
 #: A sentence at least this similar to one already chosen repeats it (overlapping chunks).
 NEAR_DUPLICATE = 0.92
+#: How :func:`select_claims` orders the sentences it may quote (never the support or the
+#: evidence score): support, plus :data:`CLAIM_TYPE_BONUS` when the sentence offers the
+#: expected answer type, plus :data:`PASSAGE_PRIOR` / n for a sentence of passage n — the
+#: retrieval's fused rank of the passage carries what the sentence's own score misses
+#: (BM25 over the whole chunk, its neighbours' words). Fitted on the dev set (docs/EVAL.md).
+CLAIM_TYPE_BONUS = 0.15
+PASSAGE_PRIOR = 0.2
 
 Lexer = Callable[[Sequence[str]], Awaitable[list[frozenset[str]]]]
 #: Term → idf for the given lexemes, or None when there are no statistics to use.
@@ -445,15 +456,26 @@ def evidence_score(scored: Sequence[ScoredSentence]) -> float:
     return max((s.support for s in scored), default=0.0)
 
 
+def claim_rank(s: ScoredSentence) -> float:
+    """The value :func:`select_claims` orders a sentence by (see :data:`PASSAGE_PRIOR`)."""
+    return (
+        s.support
+        + (CLAIM_TYPE_BONUS if s.answer_type else 0.0)
+        + PASSAGE_PRIOR / max(s.passage_n, 1)
+    )
+
+
 def select_mmr(
     scored: Sequence[ScoredSentence],
     *,
     threshold: float,
     k: int = MAX_CLAIMS,
     lam: float = MMR_LAMBDA,
+    rank: Callable[[ScoredSentence], float] | None = None,
 ) -> list[ScoredSentence]:
-    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR (a sentence
-    of the expected answer type ranks :data:`ANSWER_TYPE_BONUS` higher)."""
+    """Up to ``k`` sentences with support ≥ ``threshold``, diversified by MMR; relevance is
+    ``rank`` (default: the support, :data:`ANSWER_TYPE_BONUS` higher for a sentence of the
+    expected answer type)."""
     pool = [s for s in scored if s.support >= threshold]
     chosen: list[ScoredSentence] = []
     while pool and len(chosen) < k:
@@ -463,7 +485,11 @@ def select_mmr(
             redundancy = max((float(cand.vector @ c.vector) for c in chosen), default=0.0)
             if redundancy >= NEAR_DUPLICATE:
                 continue
-            relevance = cand.support + (ANSWER_TYPE_BONUS if cand.answer_type else 0.0)
+            relevance = (
+                rank(cand)
+                if rank is not None
+                else cand.support + (ANSWER_TYPE_BONUS if cand.answer_type else 0.0)
+            )
             value = lam * relevance - (1.0 - lam) * redundancy
             if value > best_value:
                 best, best_value = cand, value
@@ -534,9 +560,14 @@ def _quote(
                     if _gap_ok(text, a, b):
                         start, end = min(start, n.start), max(end, n.end)
                         break
-        back = before is not None and _BACK_REFERENCE.match(s.text) is not None
+        body = prose.skip_headings(text, s.start, s.end)
+        back = before is not None and _BACK_REFERENCE.match(text[body : s.end]) is not None
         if start == s.start and back and before is not None and _gap_ok(text, before, s):
             start = before.start
+        # Section headings the layout glued above the sentence are not quoted.
+        trimmed = prose.skip_headings(text, start, end)
+        if len(text[trimmed:end].split()) >= MIN_SENTENCE_WORDS:
+            start = trimmed
         return Quote(s.passage_n, start, end, text[start:end], s)
     return Quote(s.passage_n, start, end, s.text, s)
 
@@ -552,18 +583,21 @@ def select_claims(
     """The extractive answer: up to ``k`` claims from sentences with support ≥
     ``threshold`` — the expected answer type first, MMR after, a neighbour quoted with a
     sentence when the answer spans both; each claim's text is its quote, once."""
-    pool = [s for s in scored if s.support >= threshold]
+    pool = sorted(
+        (s for s in scored if s.support >= threshold),
+        key=lambda s: (-claim_rank(s), s.passage_n, s.start),
+    )
     if not pool:
         return []
     want_type = answer_types.expected_type(question) != "none"
-    top = pool[0].support
+    top = claim_rank(pool[0])
     first = next(
-        (s for s in pool if want_type and s.answer_type and s.support >= top - TYPE_MARGIN),
+        (s for s in pool if want_type and s.answer_type and claim_rank(s) >= top - TYPE_MARGIN),
         None,
     )
     rest = [s for s in pool if s is not first]
     chosen = ([first] if first is not None else []) + select_mmr(
-        rest, threshold=threshold, k=k - (first is not None)
+        rest, threshold=threshold, k=k - (first is not None), rank=claim_rank
     )
     texts = {p.n: p.text for p in passages}
     quotes: list[Quote] = []

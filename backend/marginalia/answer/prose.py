@@ -29,6 +29,8 @@ _PAGE_OF = re.compile(r"\bpage\s+\d+\s+of\s+\d+\b", re.IGNORECASE)
 _JOURNAL_BANNER = re.compile(
     r"\b(?:19|20)\d\d\s*,\s*\d+\s*:\s*\d+"  # "2014, 14:123"
     r"|\bvol(?:ume)?\.?\s*\d+\s*,?\s*(?:no\.?|issue)\s*\d+"  # "Vol. 12, No. 3"
+    r"|\bdoi\s+10\.\d{4,}/"  # a journal footer: "PeerJ Comput. Sci., DOI 10.7717/peerj-cs.118"
+    r"|\bproceedings\s+of\s+the\s+\d+(?:st|nd|rd|th)\b"  # "Proceedings of the 58th Annual …"
     r"|\b(?:research\s+article|original\s+article|open\s+access|review\s+article)\b"
     r"(?=\s*(?:(?-i:[A-Z])|$))",
     re.IGNORECASE,
@@ -183,3 +185,60 @@ def trim_lines(text: str, start: int, end: int) -> tuple[int, int]:
     while b > a and text[b - 1].isspace():
         b -= 1
     return (a, b)
+
+
+#: A heading line has at most this many words.
+HEADING_WORDS = 8
+_SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z](?:\.\d+)*)\s+\S")
+
+
+_OPENER = re.compile(
+    r"^(?:the|a|an|in|see|when|while|if|although|though|for|with|using|by|as|after|before|"
+    r"since|because|owing|partly|finally|however|approximately|annotating|from|to|on|at|"
+    r"of|and|or|but|unlike|like|following|given|here|there|then|thus)\b",
+    re.IGNORECASE,
+)
+_DANGLING = re.compile(
+    r"\b(?:the|a|an|of|to|in|for|by|with|and|or|at|from|on|as|than|its|their|our|between|"
+    r"into|via|per|van|der|de|von)$",
+    re.IGNORECASE,
+)
+
+
+def _heading_line(line: str, following: str) -> bool:
+    """A section heading the layout put on its own line above a sentence ("Methods",
+    "Setting", "3 The S2ORC dataset", "MATERIALS AND METHODS"): short, no closing
+    punctuation, no clause word, a capital or a section number first, and the next line
+    opens with a capital (a sentence broken across lines continues in lower case)."""
+    stripped = line.strip()
+    nxt = following.lstrip()
+    if not stripped or not nxt or not nxt[0].isupper():
+        return False
+    words = stripped.split()
+    if len(words) > HEADING_WORDS or stripped[-1] in ".,;:!?-–—/":
+        return False
+    if any(c in stripped for c in ",()[]") or _CLAUSE.search(stripped.lower()):
+        return False
+    # A sentence broken before a name: "In\nTable 4 …", "Inspired by\nCulotta …".
+    if _OPENER.match(stripped) or _DANGLING.search(stripped):
+        return False
+    return stripped[0].isupper() or bool(_SECTION_NUMBER.match(stripped))
+
+
+def skip_headings(text: str, start: int, end: int) -> int:
+    """The start of ``text[start:end]`` past the section-heading lines above its first
+    sentence line (see :func:`_heading_line`); ``start`` when there are none. At least
+    one line is always left."""
+    pos = start
+    while True:
+        newline = text.find("\n", pos, end)
+        if newline < 0:
+            return pos
+        line = text[pos:newline]
+        rest_end = text.find("\n", newline + 1, end)
+        following = text[newline + 1 : end if rest_end < 0 else rest_end]
+        if not _heading_line(line, following):
+            return pos
+        pos = newline + 1
+        while pos < end and text[pos].isspace():
+            pos += 1

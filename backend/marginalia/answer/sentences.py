@@ -73,6 +73,8 @@ def select_candidates(
             if not s.scored:
                 continue
             sentence = passage.text[s.start : s.end]
+            if not is_prose(sentence):  # stored before a prose rule was added
+                continue
             key = normalize(sentence)
             if key in seen:
                 continue
