@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,7 +151,14 @@ LOCK_TIMEOUT_S = 30
 RESTORE_FLAGS = ("--clean", "--if-exists", "--no-owner", "--no-privileges")
 
 
-def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str]) -> None:
+def restore(
+    tools: PgTools,
+    url: str,
+    dump_file: Path,
+    *,
+    drop_first: list[str],
+    drop_functions: Sequence[str] = (),
+) -> None:
     """Replace the database's objects with the dump's in one transaction.
 
     psql reads ``BEGIN``, the drops, pg_restore's ``--clean --if-exists`` script, and a
@@ -161,7 +169,11 @@ def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str])
     ``drop_first``: tables dropped (CASCADE) first, in that transaction — the target's
     tables, whose newer columns, constraints or foreign keys (a schema at a later revision)
     would block the script's plain drops. They also take the tables' locks before the
-    script's ``SET lock_timeout = 0``, so a busy database fails after LOCK_TIMEOUT_S."""
+    script's ``SET lock_timeout = 0``, so a busy database fails after LOCK_TIMEOUT_S.
+
+    ``drop_functions``: the target's own functions (``public_functions``), dropped after
+    the tables: a newer schema's functions would otherwise still exist when the
+    migrations after the dump's revision create them again."""
     dsn, env = _split(url)
     preamble = ["BEGIN;", f"SET lock_timeout = '{LOCK_TIMEOUT_S}s';"]
     for table in drop_first:
@@ -169,6 +181,7 @@ def restore(tools: PgTools, url: str, dump_file: Path, *, drop_first: list[str])
             sql.Identifier("public", table)
         )
         preamble.append(statement.as_string())
+    preamble += [f"DROP FUNCTION IF EXISTS {signature} CASCADE;" for signature in drop_functions]
     psql = [str(tools.psql), "-X", "-q", "-v", "ON_ERROR_STOP=1", "--dbname", dsn, "-f", "-"]
     restore_cmd = [str(tools.pg_restore), *RESTORE_FLAGS, "--file", "-", str(dump_file)]
     with tempfile.TemporaryFile() as restore_err, tempfile.TemporaryFile() as psql_err:
@@ -229,6 +242,24 @@ def public_tables(url: str) -> set[str]:
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
         ).fetchall()
     return {str(r[0]) for r in rows}
+
+
+def public_functions(url: str) -> list[str]:
+    """Signatures (``name(argument types)``, schema-qualified) of the public schema's
+    functions that no extension owns (pgvector's stay)."""
+    with _connect(url) as conn:
+        rows = conn.execute(
+            """SELECT format('%I.%I(%s)', n.nspname, p.proname,
+                             pg_get_function_identity_arguments(p.oid))
+                 FROM pg_proc p
+                JOIN pg_namespace n ON n.oid = p.pronamespace
+               WHERE n.nspname = 'public'
+                 AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                                  WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                                    AND d.deptype = 'e')
+               ORDER BY 1"""
+        ).fetchall()
+    return [str(r[0]) for r in rows]
 
 
 def table_counts(url: str) -> dict[str, int]:

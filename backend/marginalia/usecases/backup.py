@@ -323,8 +323,11 @@ def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> Re
             # Every table goes first (CASCADE), in the restore's transaction: a newer schema's
             # tables, columns and foreign keys would otherwise block the dump's --clean drops.
             drop_first = sorted(pg.public_tables(location.url))
+            functions = pg.public_functions(location.url)
             try:
-                pg.restore(tools, location.url, dump_file, drop_first=drop_first)
+                pg.restore(
+                    tools, location.url, dump_file, drop_first=drop_first, drop_functions=functions
+                )
             except BaseException:
                 for key in added:
                     with suppress(Exception):
