@@ -96,7 +96,7 @@ async def compact(rt: Any, ws: uuid.UUID) -> float:
     """Seconds spent merging the workspace's posting blocks (0 before migration 0015)."""
     if await postings_table(rt) != "retrieval_blocks":
         return 0.0
-    from marginalia.retrieval.repository import compact_postings
+    from marginalia.db.repositories.lexical_index import compact_postings
 
     t = time.perf_counter()
     async with rt.db.transaction() as session:

@@ -16,7 +16,7 @@ offsets from it and the ``int2`` impacts, ~6 bytes a posting once compacted
   removed chunk id, without those postings.
 * :func:`retrieval_compact` merges a workspace's partial rows (``n < 256``) into full
   ones, under the workspace's advisory lock that the triggers take; the debounced
-  knowledge refresh runs it (``marginalia.retrieval.repository.compact_postings``).
+  knowledge refresh runs it (``marginalia.db.repositories.lexical_index.compact_postings``).
 
 df, source statistics, the advisory lock and the transition-table triggers are those of
 0009; only the postings' storage changes. The ``retrieval_postings`` view is rebuilt over

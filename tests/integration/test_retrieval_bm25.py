@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
+from marginalia.db.repositories import lexical_index
 from marginalia.db.repositories.sources import NewChunk, insert_source
 from marginalia.retrieval import BM25Params, lexical_leg
 from marginalia.retrieval import repository as repo
@@ -151,9 +152,9 @@ async def test_stats_stay_exact_after_deleting_a_source(services: Runtime) -> No
     # A second, multi-chunk source that we then delete.
     extra, _ = await add_source(services, ws, ["dog dog dog dog", "cat bird", "nothing relevant"])
     async with services.db.session() as session:
-        assert await repo.indexed_term_stats(session, ws) == await repo.recomputed_term_stats(
+        assert await lexical_index.indexed_term_stats(
             session, ws
-        )
+        ) == await lexical_index.recomputed_term_stats(session, ws)
         assert (await repo.workspace_term_stats(session, ws))["n"] == 7
 
     async with services.db.transaction() as session:
@@ -162,8 +163,8 @@ async def test_stats_stay_exact_after_deleting_a_source(services: Runtime) -> No
         await session.execute(text("DELETE FROM sources WHERE id = :s"), {"s": sources["D"]})
     remaining = {n: tf for n, (_, tf) in DOCS.items() if n != "D"}
     async with services.db.session() as session:
-        stats = await repo.indexed_term_stats(session, ws)
-        assert stats == await repo.recomputed_term_stats(session, ws)
+        stats = await lexical_index.indexed_term_stats(session, ws)
+        assert stats == await lexical_index.recomputed_term_stats(session, ws)
         assert stats["n"] == 3 and stats["total_len"] == 3 + 2 + 5
         assert stats["df"] == {"cat": 1, "dog": 2, "bird": 2, "fish": 1, "tree": 1}
 
@@ -180,10 +181,10 @@ async def test_stats_stay_exact_after_deleting_a_source(services: Runtime) -> No
             text("UPDATE chunks SET text = 'bird bird tree' WHERE id = :c"), {"c": ids["A"]}
         )
     async with services.db.transaction() as session:
-        before = await repo.indexed_term_stats(session, ws)
-        assert before == await repo.recomputed_term_stats(session, ws)
-        await repo.rebuild_term_stats(session, ws)
-        assert await repo.indexed_term_stats(session, ws) == before
+        before = await lexical_index.indexed_term_stats(session, ws)
+        assert before == await lexical_index.recomputed_term_stats(session, ws)
+        await lexical_index.rebuild_term_stats(session, ws)
+        assert await lexical_index.indexed_term_stats(session, ws) == before
 
 
 async def test_deleting_the_workspace_leaves_no_stats(services: Runtime) -> None:

@@ -15,6 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy import text
 
+from marginalia.db.repositories import lexical_index
 from marginalia.db.repositories.sources import NewChunk, NewSource, insert_sources
 from marginalia.retrieval import BM25Params, lexical_leg
 from marginalia.retrieval import repository as repo
@@ -115,12 +116,12 @@ async def test_blocks_hold_exactly_the_postings_of_the_chunks(services: Runtime)
 
     async def check() -> None:
         async with services.db.session() as session:
-            assert await repo.indexed_postings(session, ws) == await repo.recomputed_postings(
+            assert await lexical_index.indexed_postings(
                 session, ws
-            )
-            assert await repo.indexed_term_stats(session, ws) == await repo.recomputed_term_stats(
+            ) == await lexical_index.recomputed_postings(session, ws)
+            assert await lexical_index.indexed_term_stats(
                 session, ws
-            )
+            ) == await lexical_index.recomputed_term_stats(session, ws)
 
     async def rows() -> tuple[int, int]:
         async with services.db.session() as session:
@@ -147,7 +148,7 @@ async def test_blocks_hold_exactly_the_postings_of_the_chunks(services: Runtime)
     await check()
     before = await rows()
     async with services.db.transaction() as session:
-        assert await repo.compact_postings(session, ws) > 0
+        assert await lexical_index.compact_postings(session, ws) > 0
     await check()
     after = await rows()
     assert after[0] < before[0] and after[1] < before[1]
@@ -165,7 +166,7 @@ async def test_blocks_hold_exactly_the_postings_of_the_chunks(services: Runtime)
         await session.execute(
             text("DELETE FROM chunks WHERE id = ANY(:ids)"), {"ids": chunk_ids[200:420]}
         )
-        assert await repo.compact_postings(session, ws) >= 0
+        assert await lexical_index.compact_postings(session, ws) >= 0
     await check()
 
 
@@ -183,7 +184,7 @@ async def test_pruned_ranking_is_the_same_after_compaction(services: Runtime) ->
     )
     got = await lexical_leg(services.db, workspace_id=ws, query=QUERY, depth=10, params=params)
     async with services.db.transaction() as session:
-        assert await repo.compact_postings(session, ws) > 0
+        assert await lexical_index.compact_postings(session, ws) > 0
     compacted = await lexical_leg(
         services.db, workspace_id=ws, query=QUERY, depth=10, params=params
     )
@@ -204,7 +205,7 @@ async def test_ingest_killed_mid_batch_leaves_the_index_consistent(services: Run
     ws = (await ws_service.create_workspace(services, name=f"kill-{uuid.uuid4().hex[:8]}")).id
     await _insert(services, ws, _docs(50, seed=5))
     async with services.db.session() as session:
-        before = await repo.indexed_term_stats(session, ws)
+        before = await lexical_index.indexed_term_stats(session, ws)
     assert before == await _recomputed(services, ws)
 
     async with services.db.transaction() as session:
@@ -247,7 +248,7 @@ async def test_ingest_killed_mid_batch_leaves_the_index_consistent(services: Run
             await conn.close()
 
     async with services.db.session() as session:
-        after = await repo.indexed_term_stats(session, ws)
+        after = await lexical_index.indexed_term_stats(session, ws)
         orphans = await session.scalar(
             text(
                 "SELECT count(*) FROM retrieval_blocks b JOIN retrieval_terms t "
@@ -263,4 +264,4 @@ async def test_ingest_killed_mid_batch_leaves_the_index_consistent(services: Run
 
 async def _recomputed(services: Runtime, ws: uuid.UUID) -> dict[str, object]:
     async with services.db.session() as session:
-        return await repo.recomputed_term_stats(session, ws)
+        return await lexical_index.recomputed_term_stats(session, ws)

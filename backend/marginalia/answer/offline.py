@@ -50,21 +50,21 @@ when none does, the best sentence is quoted together with an adjacent sentence o
 passage that offers it (the answer spans two sentences), and a sentence that opens with
 a reference to the one before ("This", "These", "It", …) is quoted with that one.
 Section headings the layout glued above a sentence are not quoted
-(:func:`marginalia.answer.prose.skip_headings`).
+(:mod:`marginalia.answer.claim_quotes`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from marginalia.answer import answer_types, prose, sentences
+from marginalia.answer import answer_types, sentences
 from marginalia.answer import repository as repo
+from marginalia.answer.claim_quotes import Quote, quote_for
 from marginalia.answer.prose import MAX_WORDS, MIN_WORDS
 from marginalia.answer.quotes import normalize
 from marginalia.answer.schemas import AnswerClaim, Passage
@@ -508,70 +508,6 @@ def extractive_claims(selected: Sequence[ScoredSentence]) -> list[AnswerClaim]:
     ]
 
 
-_BACK_REFERENCE = re.compile(
-    r"^\s*(?:this|these|those|it|its|they|their|such|the\s+latter|the\s+former|here|"
-    r"however|thus|therefore|consequently|moreover|furthermore|in\s+addition)\b",
-    re.IGNORECASE,
-)
-
-
-@dataclass(frozen=True)
-class Quote:
-    """A claim's quote: one sentence, or two adjacent ones of the same passage."""
-
-    passage_n: int
-    start: int
-    end: int
-    text: str  # exactly as in the passage
-    lead: ScoredSentence
-
-
-def _adjacent(
-    s: ScoredSentence, scored: Sequence[ScoredSentence]
-) -> tuple[ScoredSentence | None, ScoredSentence | None]:
-    """The scored sentences just before and just after ``s`` in its passage."""
-    same = [o for o in scored if o.passage_n == s.passage_n and o is not s]
-    before = max((o for o in same if o.end <= s.start), key=lambda o: o.end, default=None)
-    after = min((o for o in same if o.start >= s.end), key=lambda o: o.start, default=None)
-    return before, after
-
-
-def _gap_ok(text: str, a: ScoredSentence, b: ScoredSentence) -> bool:
-    """Nothing but whitespace lies between two sentences (no skipped heading or table)."""
-    return not text[a.end : b.start].strip()
-
-
-def _quote(
-    s: ScoredSentence,
-    scored: Sequence[ScoredSentence],
-    texts: dict[int, str],
-    *,
-    want_type: bool,
-) -> Quote:
-    """``s``'s quote, with a neighbour when the answer needs it (see the module doc)."""
-    text = texts.get(s.passage_n)
-    start, end = s.start, s.end
-    if text is not None:
-        before, after = _adjacent(s, scored)
-        if want_type and not s.answer_type:
-            for n in (after, before):
-                if n is not None and n.answer_type:
-                    a, b = (s, n) if n is after else (n, s)
-                    if _gap_ok(text, a, b):
-                        start, end = min(start, n.start), max(end, n.end)
-                        break
-        body = prose.skip_headings(text, s.start, s.end)
-        back = before is not None and _BACK_REFERENCE.match(text[body : s.end]) is not None
-        if start == s.start and back and before is not None and _gap_ok(text, before, s):
-            start = before.start
-        # Section headings the layout glued above the sentence are not quoted.
-        trimmed = prose.skip_headings(text, start, end)
-        if len(text[trimmed:end].split()) >= MIN_SENTENCE_WORDS:
-            start = trimmed
-        return Quote(s.passage_n, start, end, text[start:end], s)
-    return Quote(s.passage_n, start, end, s.text, s)
-
-
 def select_claims(
     scored: Sequence[ScoredSentence],
     passages: Sequence[Passage],
@@ -602,7 +538,7 @@ def select_claims(
     texts = {p.n: p.text for p in passages}
     quotes: list[Quote] = []
     for s in chosen:
-        q = _quote(s, scored, texts, want_type=want_type and not quotes)
+        q = quote_for(s, scored, texts, want_type=want_type and not quotes)
         if any(q.passage_n == o.passage_n and q.start < o.end and o.start < q.end for o in quotes):
             continue  # overlaps a quote already chosen
         quotes.append(q)

@@ -12,7 +12,7 @@ statistics that depend on the whole graph up to date:
 * the offline wiki's pages of the central concepts (written only when their text changed),
   and ``[[links]]`` to concepts that no longer exist;
 * the lexical index's posting blocks, which every insert appends, merged into full ones
-  (:func:`marginalia.retrieval.repository.compact_postings`, migration 0015).
+  (:func:`marginalia.db.repositories.lexical_index.compact_postings`, migration 0015).
 
 It runs inline after a direct ``update_for_source`` call (the default), at the end of a
 research or import job, and as the debounced ``knowledge.refresh`` job after uploads
@@ -27,6 +27,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from marginalia.db.repositories.lexical_index import compact_postings
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.concept_store import sync_concepts
@@ -40,7 +41,6 @@ from marginalia.knowledge.linking import recluster
 from marginalia.knowledge.vectors import embed_texts
 from marginalia.knowledge.wiki_update import central_slugs, repair_links, write_offline_pages
 from marginalia.llm.base import LLMProvider
-from marginalia.retrieval.repository import compact_postings
 
 
 @dataclass(frozen=True)
