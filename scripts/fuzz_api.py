@@ -150,12 +150,12 @@ def ask(http: httpx.Client, workspace_id: str, question: str) -> str:
     """A conversation, made the way the web app makes one: a streamed ask."""
     conversation = ""
     url = f"/api/workspaces/{workspace_id}/ask"
-    with http.stream("POST", url, json={"question": question}) as stream:
-        stream.raise_for_status()
-        for line in stream.iter_lines():
-            if line.strip():
-                event = json.loads(line)
-                conversation = event.get("conversation_id") or conversation
+    answer = http.post(url, json={"question": question})
+    answer.raise_for_status()
+    # NDJSON lines end at "\n" only (iter_lines() would also cut at U+2028 and the like).
+    for line in answer.content.decode("utf-8").split("\n"):
+        if line.strip():
+            conversation = json.loads(line).get("conversation_id") or conversation
     if not conversation:
         raise RuntimeError("the ask stream named no conversation")
     return conversation

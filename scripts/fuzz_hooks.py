@@ -103,12 +103,18 @@ def _fresh(name: str) -> str:
         if name == "conversation_id":
             url = f"/api/workspaces/{ids['workspace_id']}/ask"
             conversation = ""
-            with http.stream("POST", url, json={"question": "What did the trial compare?"}) as s:
-                for line in s.iter_lines():
-                    if line.strip():
-                        conversation = json.loads(line).get("conversation_id") or conversation
+            answer = http.post(url, json={"question": "What did the trial compare?"})
+            for line in ndjson_lines(answer.content):
+                conversation = json.loads(line).get("conversation_id") or conversation
             return conversation
     raise KeyError(name)
+
+
+def ndjson_lines(body: bytes) -> list[str]:
+    """The non-empty lines of an NDJSON body. Lines end at "\n" only: str.splitlines() and
+    httpx's iter_lines() also cut at U+2028, U+0085 or \x1c, which JSON strings may hold
+    raw (fuzzed text of a workspace echoed in an answer's events)."""
+    return [line for line in body.decode("utf-8").split("\n") if line.strip()]
 
 
 #: The operations that delete a seeded resource, and the parameter naming it.
@@ -149,9 +155,7 @@ def ndjson_events_conform(ctx: Any, response: Any, case: Any) -> bool | None:
     ctype = (response.headers.get("content-type") or [""])[0]
     if response.status_code != 200 or not ctype.startswith("application/x-ndjson"):
         return None
-    # NDJSON lines end at "\n" only: str.splitlines() would also cut at U+2028, U+0085 or
-    # \x1c, which JSON strings may hold raw (a fuzzed question echoed in an event).
-    lines = [line for line in response.content.decode("utf-8").split("\n") if line.strip()]
+    lines = ndjson_lines(response.content)
     if not lines:
         raise AssertionError("an empty NDJSON stream")
     for number, line in enumerate(lines, 1):
