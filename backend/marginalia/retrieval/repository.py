@@ -11,6 +11,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import Integer, bindparam, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from marginalia.db.repositories.lexical_index import source_totals
 from marginalia.retrieval.bm25 import DEFAULT_PARAMS, BM25Params
 
 # BM25 over impact-ordered posting blocks (see marginalia.retrieval.bm25 for the model;
@@ -160,16 +161,8 @@ async def query_lexemes(session: AsyncSession, query: str) -> list[str]:
 
 async def workspace_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, float]:
     """N (chunks) and avgdl of a workspace as the BM25 query sees them."""
-    row = (
-        await session.execute(
-            text(
-                "SELECT coalesce(sum(n_chunks), 0), coalesce(sum(total_len), 0) "
-                "FROM retrieval_source_stats WHERE workspace_id = :ws"
-            ),
-            {"ws": workspace_id},
-        )
-    ).one()
-    n, total = float(row[0]), float(row[1])
+    chunks, length = await source_totals(session, workspace_id)
+    n, total = float(chunks), float(length)
     return {"n": n, "total_len": total, "avgdl": total / n if n else 0.0}
 
 

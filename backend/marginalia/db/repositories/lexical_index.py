@@ -44,10 +44,9 @@ async def recomputed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) 
     }
 
 
-async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, Any]:
-    """The same figures as :func:`recomputed_term_stats`, read from the index tables:
-    df both as ``retrieval_terms`` keeps it and as the postings count it."""
-    st = (
+async def source_totals(session: AsyncSession, workspace_id: uuid.UUID) -> tuple[int, int]:
+    """The workspace's chunk count and summed chunk length, as the index keeps them."""
+    row = (
         await session.execute(
             text(
                 "SELECT coalesce(sum(n_chunks), 0), coalesce(sum(total_len), 0) "
@@ -56,6 +55,13 @@ async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
             {"ws": workspace_id},
         )
     ).one()
+    return int(row[0]), int(row[1])
+
+
+async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> dict[str, Any]:
+    """The same figures as :func:`recomputed_term_stats`, read from the index tables:
+    df both as ``retrieval_terms`` keeps it and as the postings count it."""
+    n, total_len = await source_totals(session, workspace_id)
     df = await session.execute(
         text("SELECT lexeme, df FROM retrieval_terms WHERE workspace_id = :ws AND df > 0"),
         {"ws": workspace_id},
@@ -71,7 +77,7 @@ async def indexed_term_stats(session: AsyncSession, workspace_id: uuid.UUID) -> 
     stored = {str(r[0]): int(r[1]) for r in df.all()}
     if stored != {str(r[0]): int(r[1]) for r in counted.all()}:
         raise AssertionError("retrieval_terms.df differs from the postings it counts")
-    return {"n": int(st[0]), "total_len": int(st[1]), "df": stored}
+    return {"n": n, "total_len": total_len, "df": stored}
 
 
 _LENGTH = "coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)"
