@@ -5,7 +5,9 @@
 bench_scale leaves its throwaway home behind (``--home-root``); this reopens it and, for
 each setting, times the leg over the first ``--queries`` SciFact queries (warm: one
 untimed pass) and compares its top 10 with exact BM25 on the first ``--exact-queries``
-(nDCG@10 with the exact scores as gains, as bench_scale does). Milliseconds.
+(nDCG@10 with the exact scores as gains, and the summed score of its top 10 over the
+exact top 10's, as bench_scale does). ``--grid`` takes a JSON list of ``BM25Params``
+overrides. Milliseconds.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from marginalia.runtime import open_runtime
 
     sys.path.insert(0, str(ROOT / "eval"))
-    from bench_scale import _ndcg10, percentiles
+    from bench_scale import _ndcg10, _score_ratio, percentiles
 
     os.environ["MARGINALIA_HOME"] = str(args.home)
     rt = await open_runtime(Settings())
@@ -56,7 +58,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 await lexical_leg(rt.db, workspace_id=ws, query=q, depth=10, params=EXACT_PARAMS)
             ).hits
         out: dict[str, Any] = {"home": str(args.home), "queries": len(queries)}
-        for kw in GRID:
+        for kw in json.loads(args.grid) if args.grid else GRID:
             params = BM25Params(**kw)
             for q in queries:  # warm
                 await lexical_leg(rt.db, workspace_id=ws, query=q, params=params)
@@ -65,15 +67,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 t = time.perf_counter()
                 await lexical_leg(rt.db, workspace_id=ws, query=q, params=params)
                 ms.append((time.perf_counter() - t) * 1000)
-            ndcg = []
+            ndcg, ratio = [], []
             for q, hits in exact.items():
                 got = await lexical_leg(rt.db, workspace_id=ws, query=q, depth=10, params=params)
                 ndcg.append(_ndcg10([h.chunk_id for h in got.hits], hits))
+                ratio.append(_score_ratio(got.hits, hits))
             name = ", ".join(f"{k} {v}" for k, v in kw.items()) or "default"
             out[name] = {
                 **percentiles(ms),
                 "ndcg_vs_exact": round(float(np.mean(ndcg)), 4),
                 "ndcg_vs_exact_worst": round(float(np.min(ndcg)), 4),
+                "score_ratio_vs_exact": round(float(np.mean(ratio)), 4),
+                "score_ratio_vs_exact_worst": round(float(np.min(ratio)), 4),
             }
         return out
     finally:
@@ -85,6 +90,7 @@ def main() -> None:
     parser.add_argument("--home", type=Path, required=True)
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--exact-queries", type=int, default=20)
+    parser.add_argument("--grid", default=None, help="JSON list of BM25Params overrides")
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))
 
