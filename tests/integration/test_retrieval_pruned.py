@@ -153,12 +153,14 @@ async def test_blocks_hold_exactly_the_postings_of_the_chunks(services: Runtime)
     after = await rows()
     assert after[0] < before[0] and after[1] < before[1]
     async with services.db.session() as session:
-        # A compacted (term, bucket) has at most one partial row.
+        # A compacted (term, bucket) has at most one small row (< 64 postings), and its
+        # partial rows hold less than a whole block between them.
         assert not await session.scalar(
             text(
                 "SELECT count(*) FROM (SELECT 1 FROM retrieval_blocks b JOIN retrieval_terms t "
                 "ON t.id = b.term_id WHERE t.workspace_id = :w AND b.n < 256 "
-                "GROUP BY b.term_id, b.bucket HAVING count(*) > 1) x"
+                "GROUP BY b.term_id, b.bucket HAVING count(*) FILTER (WHERE b.n < 64) > 1 "
+                "OR (count(*) > 1 AND sum(b.n) >= 256)) x"
             ),
             {"w": ws},
         )
@@ -265,3 +267,47 @@ async def test_ingest_killed_mid_batch_leaves_the_index_consistent(services: Run
 async def _recomputed(services: Runtime, ws: uuid.UUID) -> dict[str, object]:
     async with services.db.session() as session:
         return await lexical_index.recomputed_term_stats(session, ws)
+
+
+async def test_compaction_rewrites_a_large_partial_row_only_to_fill_a_block(
+    services: Runtime,
+) -> None:
+    """A compaction's work follows what was appended: a partial row of 64+ postings stays
+    as it is (same row version) while small rows merge, until its group's partial rows
+    hold a whole block between them."""
+    ws = (await ws_service.create_workspace(services, name=f"tier-{uuid.uuid4().hex[:8]}")).id
+
+    async def cat_rows() -> list[tuple[int, str]]:
+        async with services.db.session() as session:
+            rows = await session.execute(
+                text(
+                    "SELECT b.n, b.xmin::text FROM retrieval_blocks b "
+                    "JOIN retrieval_terms t ON t.id = b.term_id "
+                    "WHERE t.workspace_id = :w AND t.lexeme = 'cat' ORDER BY b.base"
+                ),
+                {"w": ws},
+            )
+            return [(int(r[0]), str(r[1])) for r in rows.all()]
+
+    async def compact() -> None:
+        async with services.db.transaction() as session:
+            await lexical_index.compact_postings(session, ws)
+
+    # Every chunk the same text, so every 'cat' posting falls in one (term, bucket).
+    await _insert(services, ws, [{"cat": 1, "sat": 1}] * 100)
+    [(n, version)] = await cat_rows()
+    assert n == 100
+    await _insert(services, ws, [{"cat": 1, "sat": 1}] * 3)
+    await _insert(services, ws, [{"cat": 1, "sat": 1}] * 4)
+    await compact()
+    rows = await cat_rows()
+    assert (100, version) in rows  # the large row was not rewritten
+    assert sorted(n for n, _ in rows) == [7, 100]  # the two small rows merged
+    await _insert(services, ws, [{"cat": 1, "sat": 1}] * 150)
+    await compact()
+    # 100 + 7 + 150 = 257 postings: the partial rows now fill a block, and all merge.
+    assert sorted(n for n, _ in await cat_rows()) == [1, 256]
+    async with services.db.session() as session:
+        assert await lexical_index.indexed_postings(
+            session, ws
+        ) == await lexical_index.recomputed_postings(session, ws)
