@@ -3,15 +3,24 @@
     uv run python eval/bench_scale.py --chunks 100000 --json
 
 Passages (~180 words) are real sentences of SciFact abstracts, shuffled into new
-passages, so the lexical leg sees real term statistics. Chunk vectors are *synthetic*:
-each source has a random unit centroid and its chunks are the centroid plus Gaussian
-noise (normalised), which gives the clustered structure HNSW meets on real corpora
-without embedding N passages (hours on this CPU). Rows go in through the product's bulk
+passages, so the lexical leg sees real term statistics. Chunk vectors are *synthetic*
+(embedding N passages takes hours on this CPU), in one of two kinds (``--vectors``):
+
+* ``clusters`` (the default, and every run before 4 Dec 2026): each source has a random
+  unit centroid and its chunks are the centroid plus Gaussian noise (normalised). Random
+  directions in 384 dimensions are all about orthogonal, so past a probe's own ten chunks
+  its neighbours are near-ties a hair apart in cosine: an adversarial set for HNSW.
+* ``anchored``: real embeddings of the SciFact and ACL 2020 abstracts' sentences (about
+  58k, embedded once with the product's embedder and cached in ``--home-root``), a source
+  taking ten consecutive sentences (mostly one abstract) and each chunk its sentence's
+  vector plus the same Gaussian noise — so the space has the topical structure of real
+  text; the vector-leg probes are then the real embedded SciFact queries. Rows go in through the product's bulk
 insert (`insert_sources`), so the BM25 postings trigger and the HNSW index do their real
 work. Queries: the first ``--queries`` SciFact queries for the lexical leg and the hybrid
 search (which embeds the query with the real model); for the vector leg, perturbed copies
-of random chunk vectors, checked against exact top-100 search done in NumPy
-(``hnsw_recall``). All latencies are in milliseconds, warm (one untimed pass first).
+of random chunk vectors (``clusters``) or the same queries embedded (``anchored``),
+checked against exact top-100 search done in NumPy (``hnsw_recall``; one figure per
+``--ef-search`` value, the first being the one timed and reported at the top level). All latencies are in milliseconds, warm (one untimed pass first).
 
 Posting blocks (migration 0015) are appended by every insert statement and merged by the
 knowledge refresh in the background; the build calls the same compaction
@@ -59,6 +68,7 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 SCIFACT = ROOT.parent / "shared" / "data" / "scifact"
+ACL = ROOT.parent / "shared" / "data" / "catalog" / "acl2020" / "papers.jsonl"
 CHUNKS_PER_SOURCE = 10
 SOURCES_PER_BATCH = 200
 WORDS_PER_PASSAGE = 180
@@ -72,6 +82,35 @@ def sentences(corpus: Path) -> list[str]:
         for line in handle:
             text = json.loads(line)["text"]
             out.extend(s.strip() + "." for s in text.split(". ") if len(s.split()) >= 5)
+    return out
+
+
+def anchor_sentences() -> list[str]:
+    """The ``anchored`` vectors' sentences, in corpus order (a source's consecutive
+    sentences mostly share an abstract)."""
+    out = list(sentences(SCIFACT))
+    with ACL.open() as handle:
+        for line in handle:
+            abstract = json.loads(line).get("abstract") or ""
+            out.extend(s.strip() + "." for s in abstract.split(". ") if len(s.split()) >= 5)
+    return out
+
+
+async def anchor_vectors(rt: Any, cache_dir: Path) -> np.ndarray:
+    """Real embeddings of :func:`anchor_sentences` (those within the model's window),
+    cached per model and count: embedding them takes minutes on 2 cores."""
+    embedder = rt.embedder
+    texts = [t for t in anchor_sentences() if embedder.count_tokens(t) <= embedder.max_tokens]
+    name = f"anchors-{embedder.model_id.replace('/', '_').replace('@', '_')}-{len(texts)}.npy"
+    path = cache_dir / name
+    if path.exists():
+        return np.load(path)
+    out = np.empty((len(texts), embedder.dim), dtype=np.float32)
+    for start in range(0, len(texts), 2048):
+        batch = texts[start : start + 2048]
+        out[start : start + len(batch)] = await embedder.embed_documents(batch)
+        print(f"  embedded {start + len(batch)}/{len(texts)} anchors", file=sys.stderr, end="\r")
+    np.save(path, out)
     return out
 
 
@@ -90,6 +129,83 @@ def percentiles(ms: list[float]) -> dict[str, float]:
         "p95": round(p95, 2),
         "max": round(ordered[-1], 2),
     }
+
+
+async def timed(calls: list[Any]) -> list[float]:
+    """Milliseconds per call, warm: one untimed pass over the calls first."""
+    for call in calls:
+        await call()
+    out = []
+    for call in calls:
+        t = time.perf_counter()
+        await call()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def source_vectors(
+    nprng: np.random.Generator, n: int, dim: int, anchors: np.ndarray | None
+) -> np.ndarray:
+    """One source's ``n`` chunk vectors (see the module docstring for the two kinds)."""
+    if anchors is None:
+        centroid = nprng.normal(size=dim)
+        centre = centroid / np.linalg.norm(centroid)
+    else:
+        centre = anchors[(nprng.integers(len(anchors)) + np.arange(n)) % len(anchors)]
+    noisy = centre + nprng.normal(scale=NOISE, size=(n, dim))
+    return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+def replay_vectors(chunks: int, dim: int, seed: int, anchors: np.ndarray | None) -> np.ndarray:
+    """The vectors :func:`build` made for ``chunks`` with ``seed``, in insertion order
+    (for re-measuring a kept home without rebuilding it)."""
+    nprng = np.random.default_rng(seed)
+    out = np.empty((chunks, dim), dtype=np.float32)
+    made = 0
+    while made < chunks:
+        n = min(CHUNKS_PER_SOURCE, chunks - made)
+        out[made : made + n] = source_vectors(nprng, n, dim, anchors)
+        made += n
+    return out
+
+
+async def vector_recall(
+    rt: Any, ws: uuid.UUID, vectors: np.ndarray, probes: np.ndarray, efs: list[int]
+) -> dict[int, dict[str, Any]]:
+    """Per ``ef_search``: the vector leg's latency (warm) and its recall@100 and @10
+    against exact search over ``vectors`` in NumPy. Recall@10 because with the clustered
+    vectors only a probe's own source (10 chunks) is truly near it; ranks 11-100 are
+    unrelated chunks a hair apart."""
+    from marginalia.retrieval.legs import vector_leg
+
+    ids_of = await _chunk_order(rt, ws)
+    ranked = [np.argsort(-(vectors @ probe))[:100].tolist() for probe in probes]
+    exact = [set(r) for r in ranked]
+    by_ef: dict[int, dict[str, Any]] = {}
+    for ef in efs:
+        recalls: list[float] = []
+        recalls10: list[float] = []
+
+        async def vector_call(
+            i: int, ef: int = ef, recalls: list[float] = recalls, r10: list[float] = recalls10
+        ) -> None:
+            hits = await vector_leg(
+                rt.db, workspace_id=ws, query_vector=probes[i], depth=100, ef_search=ef
+            )
+            order = [ids_of[h.chunk_id] for h in sorted(hits.hits, key=lambda h: -h.score)]
+            recalls.append(len(set(order) & exact[i]) / 100)
+            r10.append(len(set(order[:10]) & set(ranked[i][:10])) / 10)
+
+        vector = await timed([(lambda i=i: vector_call(i)) for i in range(len(probes))])
+        timed_recalls, timed_recalls10 = recalls[len(probes) :], recalls10[len(probes) :]
+        by_ef[ef] = {
+            "vector": percentiles(vector),
+            "hnsw_recall": round(float(np.mean(timed_recalls)), 4),
+            "hnsw_recall_worst": round(float(np.min(timed_recalls)), 4),
+            "hnsw_recall_at_10": round(float(np.mean(timed_recalls10)), 4),
+            "hnsw_recall_at_10_worst": round(float(np.min(timed_recalls10)), 4),
+        }
+    return by_ef
 
 
 async def postings_table(rt: Any) -> str:
@@ -114,6 +230,11 @@ async def compact(rt: Any, ws: uuid.UUID) -> float:
 
 
 VECTOR_INDEX = "ix_chunks_embedding_hnsw"
+VECTOR_KINDS = {
+    "clusters": "synthetic: per-source random centroid + N(0, 0.025) noise per dimension, normalised",
+    "anchored": "real sentence embeddings (SciFact + ACL 2020 abstracts), ten consecutive per "
+    "source, + N(0, 0.025) noise per dimension, normalised; probes: the embedded queries",
+}
 
 
 async def _bulk_begin(rt: Any) -> tuple[list[str], str]:
@@ -168,7 +289,13 @@ async def _bulk_end(
 
 
 async def build(
-    rt: Any, chunks: int, dim: int, seed: int, compact_every: int, bulk: bool = False
+    rt: Any,
+    chunks: int,
+    dim: int,
+    seed: int,
+    compact_every: int,
+    bulk: bool = False,
+    anchors: np.ndarray | None = None,
 ) -> tuple[uuid.UUID, np.ndarray, float, float, dict[str, float]]:
     from marginalia.db.repositories import workspaces as workspaces_repo
     from marginalia.db.repositories.sources import NewChunk, NewSource, insert_sources
@@ -189,9 +316,7 @@ async def build(
             if made >= chunks:
                 break
             n = min(CHUNKS_PER_SOURCE, chunks - made)
-            centroid = nprng.normal(size=dim)
-            noisy = centroid / np.linalg.norm(centroid) + nprng.normal(scale=NOISE, size=(n, dim))
-            noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+            noisy = source_vectors(nprng, n, dim, anchors)
             vectors[made : made + n] = noisy
             texts = [passage(pool, rng) for _ in range(n)]
             batch.append(
@@ -232,7 +357,7 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
     from marginalia.retrieval.beir import load_queries
     from marginalia.retrieval.bm25 import EXACT_PARAMS
     from marginalia.retrieval.hybrid import hybrid_search
-    from marginalia.retrieval.legs import lexical_leg, vector_leg
+    from marginalia.retrieval.legs import lexical_leg
     from marginalia.runtime import open_runtime
 
     home = Path(tempfile.mkdtemp(prefix=f"bench-scale-{chunks}-", dir=args.home_root))
@@ -240,8 +365,11 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
     rt = await open_runtime(Settings())
     try:
         dim = rt.settings.embedding.dim
+        anchors = None
+        if args.vectors == "anchored":
+            anchors = await anchor_vectors(rt, Path(args.home_root or tempfile.gettempdir()))
         ws, vectors, build_s, compaction_s, bulk = await build(
-            rt, chunks, dim, args.seed, args.compact_every, args.bulk_load
+            rt, chunks, dim, args.seed, args.compact_every, args.bulk_load, anchors
         )
         table = await postings_table(rt)
         size_sql = text(
@@ -261,19 +389,12 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             vacuumed_bytes = await session.scalar(size_sql)
         queries = list(load_queries(SCIFACT).values())[: args.queries]
         nprng = np.random.default_rng(args.seed + 1)
-        picks = nprng.choice(len(vectors), size=args.queries, replace=False)
-        probes = vectors[picks] + nprng.normal(scale=NOISE, size=(args.queries, dim))
+        if anchors is None:
+            picks = nprng.choice(len(vectors), size=args.queries, replace=False)
+            probes = vectors[picks] + nprng.normal(scale=NOISE, size=(args.queries, dim))
+        else:
+            probes = np.stack([await rt.embedder.embed_query(q) for q in queries])
         probes = (probes / np.linalg.norm(probes, axis=1, keepdims=True)).astype(np.float32)
-
-        async def timed(calls: list[Any]) -> list[float]:
-            for call in calls:  # warm: one untimed pass
-                await call()
-            out = []
-            for call in calls:
-                t = time.perf_counter()
-                await call()
-                out.append((time.perf_counter() - t) * 1000)
-            return out
 
         lexical = await timed(
             [(lambda q=q: lexical_leg(rt.db, workspace_id=ws, query=q)) for q in queries]
@@ -295,24 +416,8 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             t = time.perf_counter()
             await exact_call(q)
             lexical_exact.append((time.perf_counter() - t) * 1000)
-        recalls: list[float] = []
-        ids_of = await _chunk_order(rt, ws)
-
-        ranked = [np.argsort(-(vectors @ probe))[:100].tolist() for probe in probes]
-        exact = [set(r) for r in ranked]
-        # Recall@10 as well: with these synthetic vectors only a probe's own source (10
-        # chunks) is truly near it; ranks 11-100 are unrelated chunks a hair apart in cosine.
-        recalls10: list[float] = []
-
-        async def vector_call(i: int) -> None:
-            hits = await vector_leg(rt.db, workspace_id=ws, query_vector=probes[i], depth=100)
-            order = [ids_of[h.chunk_id] for h in sorted(hits.hits, key=lambda h: -h.score)]
-            recalls.append(len(set(order) & exact[i]) / 100)
-            recalls10.append(len(set(order[:10]) & set(ranked[i][:10])) / 10)
-
-        vector = await timed([(lambda i=i: vector_call(i)) for i in range(len(probes))])
-        recalls = recalls[len(probes) :]  # the timed pass only
-        recalls10 = recalls10[len(probes) :]
+        by_ef = await vector_recall(rt, ws, vectors, probes, args.ef_search)
+        first = by_ef[args.ef_search[0]]
         hybrid = await timed(
             [
                 (lambda q=q: hybrid_search(rt, workspace_id=ws, query=q, rerank=False))
@@ -322,12 +427,14 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
         return {
             "chunks": chunks,
             "lexical": percentiles(lexical),
-            "vector": percentiles(vector),
+            "vector": first["vector"],
             "hybrid": percentiles(hybrid),
-            "hnsw_recall": round(float(np.mean(recalls)), 4),
-            "hnsw_recall_worst": round(float(np.min(recalls)), 4),
-            "hnsw_recall_at_10": round(float(np.mean(recalls10)), 4),
-            "hnsw_recall_at_10_worst": round(float(np.min(recalls10)), 4),
+            "hnsw_recall": first["hnsw_recall"],
+            "hnsw_recall_worst": first["hnsw_recall_worst"],
+            "hnsw_recall_at_10": first["hnsw_recall_at_10"],
+            "hnsw_recall_at_10_worst": first["hnsw_recall_at_10_worst"],
+            "ef_search": args.ef_search[0],
+            "vector_by_ef_search": by_ef if len(by_ef) > 1 else None,
             "lexical_ndcg_vs_exact": round(float(np.mean(ndcgs)), 4),
             "lexical_ndcg_vs_exact_worst": round(float(np.min(ndcgs)), 4),
             "lexical_score_ratio_vs_exact": round(float(np.mean(score_ratios)), 4),
@@ -346,7 +453,7 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             "bytes_per_posting_vacuumed": round(
                 int(vacuumed_bytes or 0) / max(1, int(postings or 0)), 1
             ),
-            "vectors": "synthetic: per-source random centroid + N(0, 0.025) noise per dimension, normalised",
+            "vectors": VECTOR_KINDS[args.vectors],
             "queries": len(queries),
         }
     finally:
@@ -402,7 +509,21 @@ def main() -> None:
         action="store_true",
         help="load with the postings triggers and HNSW index off, then rebuild both",
     )
-    parser.add_argument("--home-root", default=None, help="where the throwaway homes go")
+    parser.add_argument(
+        "--vectors",
+        choices=sorted(VECTOR_KINDS),
+        default="clusters",
+        help="chunk vectors: random clusters, or real sentence embeddings plus noise",
+    )
+    parser.add_argument(
+        "--ef-search",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[200],
+        help="comma-separated HNSW ef_search values for the vector leg (the first is reported)",
+    )
+    parser.add_argument(
+        "--home-root", default=None, help="where the throwaway homes (and cached anchors) go"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON only")
     args = parser.parse_args()
     reports = [asyncio.run(measure(args, int(n))) for n in args.chunks.split(",")]

@@ -69,7 +69,7 @@ async def vector_leg(
     query_vector: np.ndarray,
     source_id: uuid.UUID | None = None,
     depth: int = 100,
-    ef_search: int = 200,
+    ef_search: int = 400,
     trace_depth: int = 20,
 ) -> LegOutcome:
     t0 = time.perf_counter()
@@ -191,7 +191,7 @@ async def concept_leg(
     query_vector: np.ndarray | None,
     source_id: uuid.UUID | None = None,
     depth: int = 100,
-    ef_search: int = 200,
+    ef_search: int = 400,
     trace_depth: int = 20,
 ) -> LegOutcome:
     t0 = time.perf_counter()

@@ -234,7 +234,7 @@ async def vector_search(
     query_vector: np.ndarray,
     source_id: uuid.UUID | None = None,
     depth: int = 100,
-    ef_search: int = 200,
+    ef_search: int = 400,
 ) -> list[ScoredChunk]:
     """Nearest chunks by cosine; score = cosine similarity (1 − distance)."""
     vec = np.asarray(query_vector, dtype=np.float32)
