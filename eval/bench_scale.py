@@ -14,13 +14,16 @@ passages, so the lexical leg sees real term statistics. Chunk vectors are *synth
   58k, embedded once with the product's embedder and cached in ``--home-root``), a source
   taking ten consecutive sentences (mostly one abstract) and each chunk its sentence's
   vector plus the same Gaussian noise — so the space has the topical structure of real
-  text; the vector-leg probes are then the real embedded SciFact queries. Rows go in through the product's bulk
-insert (`insert_sources`), so the BM25 postings trigger and the HNSW index do their real
-work. Queries: the first ``--queries`` SciFact queries for the lexical leg and the hybrid
-search (which embeds the query with the real model); for the vector leg, perturbed copies
-of random chunk vectors (``clusters``) or the same queries embedded (``anchored``),
-checked against exact top-100 search done in NumPy (``hnsw_recall``; one figure per
-``--ef-search`` value, the first being the one timed and reported at the top level). All latencies are in milliseconds, warm (one untimed pass first).
+  text; the vector-leg probes are then the real embedded SciFact queries.
+
+Rows go in through the product's bulk insert (`insert_sources`), so the BM25 postings
+trigger and the HNSW index do their real work. Queries: the first ``--queries`` SciFact
+queries for the lexical leg and the hybrid search (which embeds the query with the real
+model); for the vector leg, perturbed copies of random chunk vectors (``clusters``) or the
+same queries embedded (``anchored``), checked against exact top-100 search done in NumPy (``hnsw_recall``; one figure per
+``--ef-search`` value, by default the settings' ``retrieval.hnsw_ef_search``, the first
+reported at the top level). All latencies are in milliseconds, warm (one untimed pass
+first).
 
 Posting blocks (migration 0015) are appended by every insert statement and merged by the
 knowledge refresh in the background; the build calls the same compaction
@@ -416,8 +419,9 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             t = time.perf_counter()
             await exact_call(q)
             lexical_exact.append((time.perf_counter() - t) * 1000)
-        by_ef = await vector_recall(rt, ws, vectors, probes, args.ef_search)
-        first = by_ef[args.ef_search[0]]
+        efs = args.ef_search or [rt.settings.retrieval.hnsw_ef_search]
+        by_ef = await vector_recall(rt, ws, vectors, probes, efs)
+        first = by_ef[efs[0]]
         hybrid = await timed(
             [
                 (lambda q=q: hybrid_search(rt, workspace_id=ws, query=q, rerank=False))
@@ -433,7 +437,7 @@ async def measure(args: argparse.Namespace, chunks: int) -> dict[str, Any]:
             "hnsw_recall_worst": first["hnsw_recall_worst"],
             "hnsw_recall_at_10": first["hnsw_recall_at_10"],
             "hnsw_recall_at_10_worst": first["hnsw_recall_at_10_worst"],
-            "ef_search": args.ef_search[0],
+            "ef_search": efs[0],
             "vector_by_ef_search": by_ef if len(by_ef) > 1 else None,
             "lexical_ndcg_vs_exact": round(float(np.mean(ndcgs)), 4),
             "lexical_ndcg_vs_exact_worst": round(float(np.min(ndcgs)), 4),
@@ -518,8 +522,9 @@ def main() -> None:
     parser.add_argument(
         "--ef-search",
         type=lambda v: [int(x) for x in v.split(",")],
-        default=[200],
-        help="comma-separated HNSW ef_search values for the vector leg (the first is reported)",
+        default=None,
+        help="comma-separated HNSW ef_search values for the vector leg (the first is reported; "
+        "default: the settings' retrieval.hnsw_ef_search)",
     )
     parser.add_argument(
         "--home-root", default=None, help="where the throwaway homes (and cached anchors) go"

@@ -8,9 +8,10 @@ chunk vectors from the same seed (checked against the stored embeddings of the f
 last chunk), and for each ``ef_search`` times the vector leg over SciFact queries
 ``--query-offset`` to ``--query-offset + --queries`` (embedded with the product's model for
 ``anchored`` vectors; perturbed chunk vectors for ``clusters``) and measures recall@100 and
-recall@10 against exact search in NumPy; then times the hybrid search over the same queries
-with the settings' ``ef_search`` (``MARGINALIA_RETRIEVAL__HNSW_EF_SEARCH``). A different ``--query-offset`` from the build's
-run gives queries that a setting was not chosen on. Milliseconds.
+recall@10 against exact search in NumPy; then times the hybrid search over the same
+queries with the settings' ``ef_search`` (``MARGINALIA_RETRIEVAL__HNSW_EF_SEARCH``). A
+``--query-offset`` past the build's ``--queries`` gives queries that a setting was not
+chosen on. Milliseconds.
 """
 
 from __future__ import annotations
