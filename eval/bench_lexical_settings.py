@@ -33,7 +33,6 @@ GRID: list[dict[str, int]] = [
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    from sqlalchemy import text
 
     from marginalia.config import Settings
     from marginalia.retrieval.beir import load_queries
@@ -42,15 +41,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from marginalia.runtime import open_runtime
 
     sys.path.insert(0, str(ROOT / "eval"))
-    from bench_scale import _ndcg10, _score_ratio, percentiles
+    from bench_scale import _ndcg10, _score_ratio, kept_workspace, percentiles
 
     os.environ["MARGINALIA_HOME"] = str(args.home)
     rt = await open_runtime(Settings())
     try:
-        async with rt.db.session() as session:
-            ws = await session.scalar(
-                text("SELECT id FROM workspaces WHERE description = 'bench_scale' LIMIT 1")
-            )
+        ws = await kept_workspace(rt)
         queries = list(load_queries(SCIFACT).values())[: args.queries]
         exact = {}
         for q in queries[: args.exact_queries]:

@@ -172,6 +172,27 @@ def replay_vectors(chunks: int, dim: int, seed: int, anchors: np.ndarray | None)
     return out
 
 
+def mean_ci95(values: list[float], seed: int = 17, resamples: int = 2000) -> list[float]:
+    """95% percentile interval of the mean over ``resamples`` bootstrap resamples."""
+    rng = np.random.default_rng(seed)
+    data = np.asarray(values)
+    means = data[rng.integers(len(data), size=(resamples, len(data)))].mean(axis=1)
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
+async def kept_workspace(rt: Any) -> uuid.UUID:
+    """The workspace a kept bench_scale home holds (for the scripts that re-measure it)."""
+    from sqlalchemy import text
+
+    async with rt.db.session() as session:
+        ws = await session.scalar(
+            text("SELECT id FROM workspaces WHERE description = 'bench_scale' LIMIT 1")
+        )
+    if ws is None:
+        raise SystemExit("no bench_scale workspace in this home")
+    return uuid.UUID(str(ws))
+
+
 async def vector_recall(
     rt: Any, ws: uuid.UUID, vectors: np.ndarray, probes: np.ndarray, efs: list[int]
 ) -> dict[int, dict[str, Any]]:
@@ -204,6 +225,7 @@ async def vector_recall(
         by_ef[ef] = {
             "vector": percentiles(vector),
             "hnsw_recall": round(float(np.mean(timed_recalls)), 4),
+            "hnsw_recall_ci95": mean_ci95(timed_recalls),
             "hnsw_recall_worst": round(float(np.min(timed_recalls)), 4),
             "hnsw_recall_at_10": round(float(np.mean(timed_recalls10)), 4),
             "hnsw_recall_at_10_worst": round(float(np.min(timed_recalls10)), 4),

@@ -42,6 +42,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from bench_scale import (
         NOISE,
         anchor_vectors,
+        kept_workspace,
         percentiles,
         replay_vectors,
         timed,
@@ -51,10 +52,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     os.environ["MARGINALIA_HOME"] = str(args.home)
     rt = await open_runtime(Settings())
     try:
+        ws = await kept_workspace(rt)
         async with rt.db.session() as session:
-            ws = await session.scalar(
-                text("SELECT id FROM workspaces WHERE description = 'bench_scale' LIMIT 1")
-            )
             chunks = int(
                 await session.scalar(
                     text("SELECT count(*) FROM chunks WHERE workspace_id = :w"), {"w": ws}
