@@ -151,23 +151,29 @@ def check(gold: Path, docs: Path) -> tuple[list[str], dict[str, int]]:
 
 def names_markdown(gold: Path) -> bool:
     """Whether the set's documents are Markdown (rendered unarXive papers), not PDFs."""
+    return bool(markdown_ids(gold))
+
+
+def markdown_ids(gold: Path) -> list[str]:
+    """The arXiv ids of the set's Markdown documents ("2212.11765.md" -> "2212.11765")."""
+    ids = []
     for line in gold.read_text(encoding="utf-8").splitlines():
         try:
             doc = json.loads(line).get("doc") if line.strip() else None
         except (json.JSONDecodeError, AttributeError):
-            continue  # check() reports the malformed line
+            continue
         if isinstance(doc, str) and doc.endswith(".md"):
-            return True
-    return False
+            ids.append(doc.removesuffix(".md"))
+    return ids
 
 
-def render_markdown_docs(out: Path) -> bool:
-    """Render the unarXive papers of the held-out sets into ``out``; False when that fails."""
+def render_markdown_docs(out: Path, ids: list[str]) -> bool:
+    """Render the set's unarXive papers into ``out``; False when that fails."""
     if str(QA_SCRIPTS) not in sys.path:
         sys.path.insert(0, str(QA_SCRIPTS))
     from render_unarxive import main as render  # a sibling folder's script, not a package
 
-    return render(["--out", str(out), "--quiet"]) == 0
+    return render(["--out", str(out), "--quiet", "--ids", *ids]) == 0
 
 
 def check_set(gold: Path, docs: Path | None = None) -> tuple[list[str], dict[str, int]] | None:
@@ -175,7 +181,7 @@ def check_set(gold: Path, docs: Path | None = None) -> tuple[list[str], dict[str
     with tempfile.TemporaryDirectory(prefix="concept-docs-") as scratch:
         if docs is None and names_markdown(gold):
             docs = Path(scratch)
-            if not render_markdown_docs(docs):
+            if not render_markdown_docs(docs, markdown_ids(gold)):
                 return None
         docs = docs or DEFAULT_DOCS
         if not docs.is_dir():

@@ -56,6 +56,34 @@ TEST_PAPERS: tuple[str, ...] = (
     "2212.11874",  # partially disaggregated optical network control (photonics)
 )
 
+#: The 10 papers of the second held-out concept set (``eval/concepts/heldout2.jsonl``),
+#: picked by :func:`second_concept_papers`'s fixed rule, not by hand.
+SECOND_CONCEPT_PAPERS: tuple[str, ...] = (
+    "2212.11764",  # normalization and coherence for infinity-type theories (logic)
+    "2212.11766",  # the two-armed Futurity bandit (probability, finance)
+    "2212.11780",  # first-order sentences in random groups (group theory)
+    "2212.11783",  # relaxation in models of soil mechanics (analysis)
+    "2212.11791",  # integer-only recurrent networks (ML; a reply to reviewers)
+    "2212.11798",  # analyticity of stationary spacetimes (general relativity)
+    "2212.11807",  # Pauli's electron in Ehrenfest and Bohm theories (quantum physics)
+    "2212.11817",  # electron transport in nuclear pasta (nuclear astrophysics)
+    "2212.11825",  # mesonic screening masses in hot QCD (particle physics)
+    "2212.11826",  # the quantum path kernel (quantum machine learning)
+)
+
+
+def second_concept_papers(papers: dict[str, dict[str, Any]], n: int = 10) -> list[str]:
+    """The first ``n`` CC BY 4.0 papers by id, outside the test set, with 20-150 body
+    paragraphs (long enough to have concepts, short enough to read in one sitting)."""
+    return [
+        pid
+        for pid in sorted(papers)
+        if pid not in TEST_PAPERS
+        and papers[pid]["metadata"].get("license") == CC_BY
+        and 20 <= len(papers[pid].get("body_text") or []) <= 150
+    ][:n]
+
+
 _PLACEHOLDER = re.compile(r"\{\{(cite|formula|figure|table):([^}]*)\}\}")
 _SPACES = re.compile(r"[ \t]+")
 

@@ -34,6 +34,7 @@ overlap = _load(QA / "overlap.py")
 render_unarxive = _load(QA / "render_unarxive.py")
 verify_gold = _load(QA / "verify_gold.py")
 check_gold = _load(CONCEPTS / "check_gold.py")
+replay = _load(CONCEPTS / "replay.py")
 
 
 # ----------------------------------------------------------------------------- overlap
@@ -238,6 +239,41 @@ def test_the_heldout_concept_set_has_the_gold_shape_over_the_test_papers() -> No
     assert not check_gold.names_markdown(CONCEPTS / "gold.jsonl")
 
 
+def test_the_second_heldout_concept_set_has_the_gold_shape_over_its_papers() -> None:
+    rows = _concept_rows("heldout2.jsonl")
+    failures = [f for i, row in enumerate(rows, 1) for f in check_gold.shape_failures(row, str(i))]
+    assert failures == []
+    docs = [row["doc"] for row in rows]
+    assert docs == [f"{pid}.md" for pid in render_unarxive.SECOND_CONCEPT_PAPERS]
+    assert check_gold.markdown_ids(CONCEPTS / "heldout2.jsonl") == list(
+        render_unarxive.SECOND_CONCEPT_PAPERS
+    )
+    others = {row["doc"] for name in ("gold.jsonl", "heldout.jsonl") for row in _concept_rows(name)}
+    assert not set(docs) & others
+    levels = [c["level"] for row in rows for c in row["concepts"]]
+    assert [levels.count(level) for level in (0, 1, 2)] == [26, 68, 26]  # docs/EVAL.md
+
+
+def test_concept_replay_ranks_as_the_extractor_and_merges_an_acronym_with_its_long_form() -> None:
+    from marginalia.knowledge.sentences import ChunkText
+
+    abstract = (
+        "Low molecular weight heparin (LMWH) prevents deep venous thrombosis after trauma. "
+        "We compare LMWH with mechanical compression devices."
+    )
+    chunk = ChunkText(
+        0,
+        "LMWH was given to 120 patients. Deep venous thrombosis occurred in 4 patients on "
+        "LMWH and 9 with mechanical compression devices. LMWH dosing followed the protocol.",
+        "results",
+        "Results",
+    )
+    ranked = replay.ranked_concepts("LMWH against thrombosis in trauma", abstract, [chunk])
+    assert ranked[0].name == "LMWH"
+    assert ranked[0].aliases == ("Low molecular weight heparin",)
+    assert len({p.name for p in ranked}) == len(ranked)  # each merged concept once
+
+
 def test_check_gold_refuses_a_missing_documents_folder(tmp_path: Path) -> None:
     held_out = str(CONCEPTS / "heldout.jsonl")
     assert check_gold.main(["--set", held_out, "--docs", str(tmp_path / "absent")]) == 2
@@ -275,6 +311,21 @@ def test_heldout_concept_set_is_in_the_rendered_papers(shared: Path) -> None:
     assert failures == []
     assert stats["documents"] == 12 and stats["concepts"] == 144 and stats["junk"] == 60
     assert check_gold.main(["--set", str(CONCEPTS / "heldout.jsonl")]) == 0
+
+
+def test_second_heldout_concept_set_is_the_rule_s_papers_and_in_their_text(shared: Path) -> None:
+    source = render_unarxive.DEFAULT_SOURCE
+    if not source.is_file():
+        pytest.skip(f"unarXive source not found at {source}")
+    papers = render_unarxive.load_papers(source)
+    assert render_unarxive.second_concept_papers(papers) == list(
+        render_unarxive.SECOND_CONCEPT_PAPERS
+    )
+    result = check_gold.check_set(CONCEPTS / "heldout2.jsonl")  # renders its 10 papers
+    assert result is not None
+    failures, stats = result
+    assert failures == []
+    assert stats["documents"] == 10 and stats["concepts"] == 120 and stats["junk"] == 50
 
 
 def test_bibliography_gold_names_the_shared_pdfs(shared: Path) -> None:
