@@ -56,8 +56,8 @@ TEST_PAPERS: tuple[str, ...] = (
     "2212.11874",  # partially disaggregated optical network control (photonics)
 )
 
-#: The 10 papers of the second held-out concept set (``eval/concepts/heldout2.jsonl``),
-#: picked by :func:`second_concept_papers`'s fixed rule, not by hand.
+#: The 10 papers of the second held-out concept set (``eval/concepts/heldout2.jsonl``):
+#: the first 10 that :func:`concept_set_papers`' fixed rule gives, not picked by hand.
 SECOND_CONCEPT_PAPERS: tuple[str, ...] = (
     "2212.11764",  # normalization and coherence for infinity-type theories (logic)
     "2212.11766",  # the two-armed Futurity bandit (probability, finance)
@@ -70,9 +70,23 @@ SECOND_CONCEPT_PAPERS: tuple[str, ...] = (
     "2212.11825",  # mesonic screening masses in hot QCD (particle physics)
     "2212.11826",  # the quantum path kernel (quantum machine learning)
 )
+#: The 10 papers of the second development concept set (``eval/concepts/dev2.jsonl``): the
+#: next 10 by the same rule.
+DEV_CONCEPT_PAPERS: tuple[str, ...] = (
+    "2212.11831",  # hopping matrix elements between nearby molecules (chemical physics)
+    "2212.11839",  # multiple Mellin-Barnes integrals with straight contours (math physics)
+    "2212.11846",  # perturbative to non-perturbative splittings in QCD jets
+    "2212.11858",  # multi-frequency mmWave/THz channel modelling with a GAN
+    "2212.11861",  # radiative decays of charmed mesons (quark model)
+    "2212.11862",  # reduce-and-chop: shallow quantum circuits
+    "2212.11863",  # laser cooling of trapped ions in inhomogeneous magnetic fields
+    "2212.11867",  # zeros of derivatives of random polynomials
+    "2212.11884",  # the central limit theorem via doubling of variables
+    "2212.11886",  # recurrent flow patterns as a basis for turbulence
+)
 
 
-def second_concept_papers(papers: dict[str, dict[str, Any]], n: int = 10) -> list[str]:
+def concept_set_papers(papers: dict[str, dict[str, Any]], n: int = 20) -> list[str]:
     """The first ``n`` CC BY 4.0 papers by id, outside the test set, with 20-150 body
     paragraphs (long enough to have concepts, short enough to read in one sitting)."""
     return [

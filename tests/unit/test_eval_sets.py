@@ -239,19 +239,26 @@ def test_the_heldout_concept_set_has_the_gold_shape_over_the_test_papers() -> No
     assert not check_gold.names_markdown(CONCEPTS / "gold.jsonl")
 
 
-def test_the_second_heldout_concept_set_has_the_gold_shape_over_its_papers() -> None:
-    rows = _concept_rows("heldout2.jsonl")
+@pytest.mark.parametrize(
+    ("name", "papers", "levels"),
+    [
+        ("heldout2.jsonl", render_unarxive.SECOND_CONCEPT_PAPERS, [26, 68, 26]),
+        ("dev2.jsonl", render_unarxive.DEV_CONCEPT_PAPERS, [36, 67, 17]),
+    ],
+)
+def test_the_unarxive_concept_sets_have_the_gold_shape_over_their_papers(
+    name: str, papers: tuple[str, ...], levels: list[int]
+) -> None:
+    rows = _concept_rows(name)
     failures = [f for i, row in enumerate(rows, 1) for f in check_gold.shape_failures(row, str(i))]
     assert failures == []
     docs = [row["doc"] for row in rows]
-    assert docs == [f"{pid}.md" for pid in render_unarxive.SECOND_CONCEPT_PAPERS]
-    assert check_gold.markdown_ids(CONCEPTS / "heldout2.jsonl") == list(
-        render_unarxive.SECOND_CONCEPT_PAPERS
-    )
-    others = {row["doc"] for name in ("gold.jsonl", "heldout.jsonl") for row in _concept_rows(name)}
-    assert not set(docs) & others
-    levels = [c["level"] for row in rows for c in row["concepts"]]
-    assert [levels.count(level) for level in (0, 1, 2)] == [26, 68, 26]  # docs/EVAL.md
+    assert docs == [f"{pid}.md" for pid in papers]
+    assert check_gold.markdown_ids(CONCEPTS / name) == list(papers)
+    other_sets = {"gold.jsonl", "heldout.jsonl", "heldout2.jsonl", "dev2.jsonl"} - {name}
+    assert not set(docs) & {row["doc"] for other in other_sets for row in _concept_rows(other)}
+    found = [c["level"] for row in rows for c in row["concepts"]]
+    assert [found.count(level) for level in (0, 1, 2)] == levels  # docs/EVAL.md
 
 
 def test_concept_replay_ranks_as_the_extractor_and_merges_an_acronym_with_its_long_form() -> None:
@@ -313,19 +320,20 @@ def test_heldout_concept_set_is_in_the_rendered_papers(shared: Path) -> None:
     assert check_gold.main(["--set", str(CONCEPTS / "heldout.jsonl")]) == 0
 
 
-def test_second_heldout_concept_set_is_the_rule_s_papers_and_in_their_text(shared: Path) -> None:
+def test_the_unarxive_concept_sets_are_the_rule_s_papers_and_in_their_text(shared: Path) -> None:
     source = render_unarxive.DEFAULT_SOURCE
     if not source.is_file():
         pytest.skip(f"unarXive source not found at {source}")
     papers = render_unarxive.load_papers(source)
-    assert render_unarxive.second_concept_papers(papers) == list(
-        render_unarxive.SECOND_CONCEPT_PAPERS
-    )
-    result = check_gold.check_set(CONCEPTS / "heldout2.jsonl")  # renders its 10 papers
-    assert result is not None
-    failures, stats = result
-    assert failures == []
-    assert stats["documents"] == 10 and stats["concepts"] == 120 and stats["junk"] == 50
+    by_rule = render_unarxive.concept_set_papers(papers, n=20)
+    assert by_rule[:10] == list(render_unarxive.SECOND_CONCEPT_PAPERS)
+    assert by_rule[10:] == list(render_unarxive.DEV_CONCEPT_PAPERS)
+    for name in ("heldout2.jsonl", "dev2.jsonl"):
+        result = check_gold.check_set(CONCEPTS / name)  # renders the set's 10 papers
+        assert result is not None
+        failures, stats = result
+        assert failures == [], name
+        assert stats["documents"] == 10 and stats["concepts"] == 120 and stats["junk"] == 50
 
 
 def test_bibliography_gold_names_the_shared_pdfs(shared: Path) -> None:
