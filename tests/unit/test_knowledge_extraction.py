@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from marginalia.knowledge.acronyms import detect_acronyms
+from marginalia.knowledge.datasets import detect_datasets
 from marginalia.knowledge.extraction import CLAIM_CHUNK_LIMIT, extract_offline, finding_score
-from marginalia.knowledge.keyphrases import MAX_CONCEPTS, detect_datasets
+from marginalia.knowledge.keyphrases import MAX_CONCEPTS
 from marginalia.knowledge.sentences import ChunkText
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

@@ -148,6 +148,6 @@ def _valid_long(short: str, long: str, max_words: int) -> bool:
         return False
     if short.casefold() in long.casefold():
         return False
-    if words[0].casefold() in STOP_WORDS:
-        return False
+    if words[0].casefold() in STOP_WORDS or words[-1].casefold() in STOP_WORDS:
+        return False  # "right-hand side of (REF)": a label after a phrase, not a definition
     return not any(ch in long for ch in "().;:")

@@ -8,7 +8,8 @@ model).
   ("experimental results"), never a mere modifier ("document-level"; "structured heart
   failure" when it only occurs before "programmes"), never an adjective as the head
   ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
-  ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin", "Ensembl") pass.
+  ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin", "Ensembl") pass; a unit
+  of measure ("MeV", "GHz") and a subscripted symbol ("n_1") never do.
 * :func:`specificity` — 1 for a phrase the background never uses, towards 0 for one
   every background document uses; ranking multiplies by it.
 * :func:`mmr_order` — maximal-marginal-relevance order: each next concept is the one
@@ -142,6 +143,18 @@ def _adjective_head(word: str) -> bool:
     )
 
 
+_UNIT = re.compile(
+    r"(?:[yzafpnuµμmckMGTPE]|da)?(?:eV|Hz|Wb|Da|bps|dBm?|mol|Pa)"
+    r"|(?:[yzafpnuµμmck]|da)?[mgsKWVAJTLCΩ]"
+)
+"""A unit with an optional SI prefix ("MeV", "GHz", "kDa", "nm", "mW"): a measure's unit,
+never a concept by itself."""
+
+
+def is_unit(token: str) -> bool:
+    return _UNIT.fullmatch(token) is not None
+
+
 def concept_allowed(
     surface: str, key: str, background: Background, *, heads: int = 1, count: int = 1
 ) -> bool:
@@ -155,6 +168,8 @@ def concept_allowed(
         return False
     if len(words) > 1 and any(len(w) < 2 for w in words):
         return False  # "Helen M", "P Q", "Centre B": names with initials, symbols
+    if any("_" in w for w in words) or (len(words) == 1 and is_unit(words[0])):
+        return False  # "n_1", "u_3": a symbol of the mathematics; "MeV", "GHz": a unit
     if any(w.casefold() in _BOILERPLATE for w in words):
         return False
     if len(words) == 1:

@@ -33,7 +33,8 @@ import numpy as np
 
 from marginalia.knowledge.acronyms import colon_definition, detect_acronyms
 from marginalia.knowledge.concept_graph import weighted_pagerank
-from marginalia.knowledge.keyphrases import detect_datasets, extract_keyphrases, without_markup
+from marginalia.knowledge.datasets import detect_datasets
+from marginalia.knowledge.keyphrases import extract_keyphrases
 from marginalia.knowledge.schemas import ExtractedClaim, Extraction
 from marginalia.knowledge.sentences import (
     ChunkText,
@@ -43,6 +44,7 @@ from marginalia.knowledge.sentences import (
     shown,
     usable,
 )
+from marginalia.knowledge.source_markup import without_markup
 from marginalia.knowledge.text import (
     content_tokens,
     display_text,
@@ -240,6 +242,32 @@ def _tldr(sentences: Sequence[str]) -> str:
     return first
 
 
+def source_sentences(
+    title: str | None, abstract: str | None, ordered: Sequence[ChunkText]
+) -> tuple[list[SourceSentence], str | None, bool]:
+    """The source's sentences as the extractor reads them (the abstract given apart, or
+    found among the chunks), its abstract text, and whether that came from the chunks."""
+    abstract_text, abstract_from_chunks = _abstract_text(abstract, ordered)
+    own_abstract = None if abstract_from_chunks else abstract_text
+    return collect_sentences(title, own_abstract, ordered), abstract_text, abstract_from_chunks
+
+
+def source_acronyms(sentences: Sequence[SourceSentence]) -> dict[str, str]:
+    """Short forms the source defines → long forms (the first definition wins)."""
+    acronyms: dict[str, str] = {}
+    for s in sentences:
+        if s.origin == "title":
+            pair = colon_definition(s.text)  # "S2ORC: The Semantic Scholar Open Research Corpus"
+            if pair:
+                acronyms.setdefault(*pair)
+            continue
+        if s.matter != "body":
+            continue
+        for short, long in detect_acronyms(without_markup(s.text)).items():
+            acronyms.setdefault(short, long)
+    return acronyms
+
+
 def extract_offline(
     title: str | None,
     abstract: str | None,
@@ -251,9 +279,7 @@ def extract_offline(
 
     Claims come from the first ``claim_chunk_limit`` chunks (``knowledge.claim_chunk_limit``)."""
     ordered = sorted(chunks, key=lambda c: c.index)
-    abstract_text, abstract_from_chunks = _abstract_text(abstract, ordered)
-    own_abstract = None if abstract_from_chunks else abstract_text
-    sentences = collect_sentences(title, own_abstract, ordered)
+    sentences, abstract_text, abstract_from_chunks = source_sentences(title, abstract, ordered)
     vocab = vocabulary(c.text for c in ordered)
     chunk_sents = [s for s in sentences if s.origin == "chunk"]
     abstract_sents = (
@@ -354,17 +380,7 @@ def extract_offline(
     datasets = detect_datasets(s.text for s in sentences if s.origin != "title")
 
     # acronyms and concepts
-    acronyms: dict[str, str] = {}
-    for s in sentences:
-        if s.origin == "title":
-            pair = colon_definition(s.text)  # "S2ORC: The Semantic Scholar Open Research Corpus"
-            if pair:
-                acronyms.setdefault(*pair)
-            continue
-        if s.matter != "body":
-            continue
-        for short, long in detect_acronyms(without_markup(s.text)).items():
-            acronyms.setdefault(short, long)
+    acronyms = source_acronyms(sentences)
     concepts = extract_keyphrases(sentences, acronyms)
 
     return Extraction(

@@ -37,7 +37,7 @@ PHRASE_SPLIT = STOP_WORDS | wordset(
     secondly lastly additionally specifically particularly especially generally typically
     usually recently previously currently widely highly largely mainly simply directly
     two three four five six seven eight nine ten also can could however paper work
-    et al fig figure table section eq equation appendix designed trained brought bring brings
+    et al fig figure table section eq appendix designed trained brought bring brings
     cause causes caused reach reaches reached save saves saved reveal reveals revealed exhibit
     exhibits exhibited understand understands accelerate accelerates accelerated compress
     compresses compressed predict predicts predicted generate generates generated detect

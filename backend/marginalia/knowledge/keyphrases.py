@@ -4,9 +4,10 @@ database, no model."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from marginalia.knowledge import keyphrase_words as vocab
@@ -15,22 +16,31 @@ from marginalia.knowledge.concept_filter import (
     concept_allowed,
     is_named_token,
     mmr_order,
+    specificity,
     token_similarity,
     weight_of,
 )
 from marginalia.knowledge.concept_levels import provisional_level
+from marginalia.knowledge.concept_ranking import load_ranker
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
-from marginalia.knowledge.sentences import WORD_SPAN_RE, SourceSentence, usable
+from marginalia.knowledge.sentences import SourceSentence, usable
+from marginalia.knowledge.source_markup import (
+    CITED_NAME,
+    ENDS_IN_XREF,
+    LINE_BREAK_HYPHEN,
+    NOT_PROSE,
+    OPENING_LABELS,
+    running_lines,
+    without_lines,
+    without_markup,
+)
 from marginalia.knowledge.text import (
-    STOP_WORDS,
     content_tokens,
     normalize_whitespace,
 )
 
 _I = re.IGNORECASE
-
-MAX_DATASETS = 10
 
 
 MAX_CONCEPTS = 15
@@ -69,6 +79,19 @@ class _Candidate:
     a name before the singular word for its kind ("ScienceParse" of "ScienceParse
     system"; not "NLP" of "NLP models")."""
     surfaces: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    chunks: set[int] = field(default_factory=set)
+    """The chunks that use it."""
+    cited: int = 0
+    """Uses as a name right before a citation ("Kabluchko [12] showed"): an author."""
+
+    def seen_in(self, sent: SourceSentence, weight: float, uses: int = 1) -> None:
+        self.count += uses
+        self.score += weight * uses
+        self.in_title |= sent.origin == "title"
+        self.in_abstract |= sent.origin == "abstract"
+        self.first = min(self.first, sent.order)
+        if sent.chunk_index is not None:
+            self.chunks.add(sent.chunk_index)
 
 
 def _display_token(tok: str, sentence_initial: bool, title_case: bool) -> str:
@@ -113,38 +136,6 @@ def _occurrence_weight(sent: SourceSentence) -> float:
 
 
 _ALNUM = re.compile(r"[^0-9a-z]+")
-_NOT_PROSE = re.compile(
-    r"\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+et\s+al\b\.?"  # Beltagy et al.
-    r"|\([^()]{0,80}?\b(?:19|20)\d{2}[a-z]?\)"  # (Cohan et al., 2020)
-    r"|\b(?:https?://|www\.|doi:\s*|10\.\d{4,}/)\S+",  # URLs and DOIs
-    re.IGNORECASE,
-)
-"""Author names before "et al.", parenthesised citations, URLs and DOIs: no concepts."""
-_XREF = (
-    r"\b(?i:fig|figs|figure|figures|tab|table|tables|sec|section|sections|eq|eqs|equation"
-    r"|equations|alg|algorithm|appendix|appendices|listing|lemma|theorem|definition)\b"
-)
-_LABELS = r"[A-Z0-9][A-Z0-9.]*\b(?:\s*(?:,|and|&|-|–)\s*[A-Z0-9][A-Z0-9.]*\b)*"
-_ENDS_IN_XREF = re.compile(_XREF + r"\.\s*$")
-_OPENING_LABELS = re.compile(r"^\s*" + _LABELS)
-"""A sentence split after "Section." opens with the label the cross-reference names."""
-_MARKUP = re.compile(
-    r"\$\$.{0,2000}?\$\$|\$[^$]{1,400}?\$"  # TeX math: $$…$$, $…$
-    r"|\\\(.{0,400}?\\\)|\\\[.{0,2000}?\\\]"  # \(…\), \[…\]
-    r"|\\[A-Za-z]+"  # a TeX command left in the text (\mathbf, \vert, \hdots)
-    r"|" + _XREF + r"\.?\s*\(?\s*" + _LABELS,  # Fig. 3, Table REF, equation (REF)
-    re.DOTALL,
-)
-"""Mathematics and TeX markup (a paper rendered from its LaTeX source), and the labels of
-cross-references ("Fig. 3", "Section REF", "Tables 2 and 3"): symbols and labels, never
-concepts."""
-_LINE_BREAK_HYPHEN = re.compile(r"([a-z])[-\u00ad]\s+([a-z])")
-"""A word broken across lines ("construc- tions"): joined before phrases are cut."""
-
-
-def without_markup(text: str) -> str:
-    """``text`` with its mathematics, TeX commands and cross-reference labels cut out."""
-    return _MARKUP.sub(" ; ", text)
 
 
 def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
@@ -152,8 +143,8 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
     runs: list[list[tuple[str, bool]]] = []
     current: list[tuple[str, bool]] = []
     first_word_seen = False
-    sentence = _LINE_BREAK_HYPHEN.sub(r"\1\2", sentence)
-    sentence = _NOT_PROSE.sub(" ; ", sentence)
+    sentence = LINE_BREAK_HYPHEN.sub(r"\1\2", sentence)
+    sentence = NOT_PROSE.sub(" ; ", sentence)
     sentence = without_markup(sentence)
     for m in _TOKEN_RE.finditer(sentence):
         tok = m.group()
@@ -166,14 +157,8 @@ def _runs(sentence: str) -> list[list[tuple[str, bool]]]:
         low = tok.casefold()
         if (
             not is_word
+            or tok == "REF"  # unarXive's placeholder for a cross-reference label
             or low in vocab.PHRASE_SPLIT
-            or (
-                low.endswith("ing")
-                and len(low) > 5
-                and low not in vocab.NOMINAL_ING
-                and "-" not in low
-                and not tok[:1].isupper()
-            )
             or (len(tok) < 2 and not tok.isupper())
             or (
                 low.endswith("ly")
@@ -212,41 +197,6 @@ def _kind_then_name(gram: Sequence[tuple[str, bool]]) -> bool:
     )
 
 
-_DIGITS = re.compile(r"\d+")
-RUNNING_LINE_CHUNKS = 3
-RUNNING_LINE_MAX_CHARS = 120
-"""A line printed in this many chunks or more is a running head or foot ("Webb et al.
-(2017), PeerJ Comput. Sci., DOI … 4/16"), not the paper's text."""
-
-
-def _line_key(line: str) -> str:
-    return _DIGITS.sub("0", " ".join(line.split())).casefold()
-
-
-def running_lines(sentences: Sequence[SourceSentence]) -> frozenset[str]:
-    """Keys (:func:`_line_key`) of lines of two words to :data:`RUNNING_LINE_MAX_CHARS`
-    characters that recur in :data:`RUNNING_LINE_CHUNKS` chunks or more: page heads and
-    feet."""
-    chunks_of: dict[str, set[int]] = defaultdict(set)
-    for sent in sentences:
-        if sent.origin != "chunk" or sent.chunk_index is None:
-            continue
-        lines = sent.text.splitlines()
-        if len(lines) < 2:
-            continue  # a sentence of one line is text, not a page's layout
-        for line in lines:
-            key = _line_key(line)
-            if len(key.split()) >= 2 and len(key) <= RUNNING_LINE_MAX_CHARS:
-                chunks_of[key].add(sent.chunk_index)
-    return frozenset(k for k, c in chunks_of.items() if len(c) >= RUNNING_LINE_CHUNKS)
-
-
-def _without_lines(text: str, lines: frozenset[str]) -> str:
-    if not lines or ("\n" not in text and _line_key(text) not in lines):
-        return text
-    return "\n".join(ln if _line_key(ln) not in lines else " ; " for ln in text.splitlines())
-
-
 def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candidate]:
     cands: dict[str, _Candidate] = {}
     seen: set[str] = set()
@@ -258,16 +208,17 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
             continue  # authors, affiliations, licence, funding: not the paper's concepts
         if own_abstract and sent.origin == "chunk" and sent.section == "abstract":
             continue  # the abstract given apart is counted once
-        key = _ALNUM.sub("", _LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text).casefold())
+        key = _ALNUM.sub("", LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text).casefold())
         if key in seen:  # the abstract given apart and again as the first chunk
             continue
         seen.add(key)
         weight = _occurrence_weight(sent)
         title_case = sent.origin == "title"
-        text = _without_lines(sent.text, repeated) if sent.origin == "chunk" else sent.text
-        if _ENDS_IN_XREF.search(previous):
-            text = _OPENING_LABELS.sub(" ; ", text)
+        text = without_lines(sent.text, repeated) if sent.origin == "chunk" else sent.text
+        if ENDS_IN_XREF.search(previous):
+            text = OPENING_LABELS.sub(" ; ", text)
         previous = sent.text
+        cited = {name for m in CITED_NAME.finditer(text) for name in m.groups() if name}
         for run in _runs(text):
             n_run = len(run)
             for n in range(1, 5):
@@ -277,12 +228,13 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     if first in vocab.EDGE_WORDS or last in vocab.EDGE_WORDS:
                         continue
                     if (
-                        first.endswith("ing")
+                        n == 1
+                        and len(first) > 4
+                        and first.endswith("ing")
                         and "-" not in first
                         and first not in vocab.NOMINAL_ING
-                        and (n > 1 or len(first) > 4)
                     ):
-                        continue
+                        continue  # "hopping", "screening" alone; "hopping matrix element" stays
                     if (
                         n > 1
                         and first.endswith("ed")
@@ -319,11 +271,8 @@ def _phrase_candidates(sentences: Sequence[SourceSentence]) -> dict[str, _Candid
                     cand = cands.get(key)
                     if cand is None:
                         cand = cands[key] = _Candidate(key, n)
-                    cand.count += 1
-                    cand.score += weight
-                    cand.in_title |= sent.origin == "title"
-                    cand.in_abstract |= sent.origin == "abstract"
-                    cand.first = min(cand.first, sent.order)
+                    cand.seen_in(sent, weight)
+                    cand.cited += n == 1 and gram[0][0] in cited
                     cand.heads += i + n == n_run or (
                         i + n == n_run - 1
                         and not run[-1][0].casefold().endswith("s")
@@ -340,14 +289,10 @@ def _count_long_form(long: str, sentences: Sequence[SourceSentence]) -> _Candida
     for sent in sentences:
         if sent.matter != "body":
             continue
-        hits = pattern.findall(_LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text))
+        hits = pattern.findall(LINE_BREAK_HYPHEN.sub(r"\1\2", sent.text))
         if not hits:
             continue
-        cand.count += len(hits)
-        cand.score += _occurrence_weight(sent) * len(hits)
-        cand.in_title |= sent.origin == "title"
-        cand.in_abstract |= sent.origin == "abstract"
-        cand.first = min(cand.first, sent.order)
+        cand.seen_in(sent, _occurrence_weight(sent), len(hits))
     cand.heads = cand.count
     return cand
 
@@ -398,9 +343,23 @@ def _definition(name: str, long: str | None, sentences: Sequence[SourceSentence]
     return None
 
 
-def extract_keyphrases(
-    sentences: Sequence[SourceSentence], acronyms: dict[str, str], limit: int = MAX_CONCEPTS
-) -> list[ExtractedConcept]:
+@dataclass(frozen=True)
+class ConceptCandidate:
+    """A candidate that passed the filters, merged with its long form, and its features."""
+
+    key: str
+    name: str
+    long_form: str | None
+    forms: tuple[str, ...]
+    first: int
+    features: dict[str, float]
+    heuristic: float
+
+
+def concept_candidates(
+    sentences: Sequence[SourceSentence], acronyms: dict[str, str]
+) -> list[ConceptCandidate]:
+    """Every concept candidate of a source, before ranking (the ranker's training rows)."""
     cands = _phrase_candidates(sentences)
     short_of_long: dict[str, str] = {}
     for short_form, long_form in sorted(acronyms.items()):
@@ -447,6 +406,8 @@ def extract_keyphrases(
         surface = _best_surface(c)
         if c.key not in defined and is_acronym(surface) and len(surface) <= 2 and c.count < 5:
             return False  # "CS", "KB": undefined two-letter short forms seen a few times
+        if c.n_tokens == 1 and 3 * c.cited >= c.count:
+            return False  # an author named with a citation, not a concept
         if c.count >= 2:
             return True
         # a once-used phrase counts in the title, or in the abstract of a short source
@@ -507,6 +468,8 @@ def extract_keyphrases(
             base.in_title or cand.in_title,
             base.in_abstract or cand.in_abstract,
             min(base.first, cand.first),
+            base.heads + cand.heads,
+            chunks=base.chunks | cand.chunks,
         )
         merged[key] = (combined, name, long_form)
 
@@ -523,29 +486,55 @@ def extract_keyphrases(
             name = sorted(c.surfaces.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
             add(k, c, name, None)
 
-    def final_score(c: _Candidate) -> float:
-        factor = _LENGTH_FACTOR.get(min(c.n_tokens, 4), 2.0) if c.count >= 2 else 1.0
-        return c.score * factor * weight_of(c.key, background)
-
-    ranked = sorted(
-        merged.items(), key=lambda kv: (-round(final_score(kv[1][0]), 9), kv[1][0].first, kv[0])
+    shape = _SourceShape(
+        sentences=max(1, len(sentences)),
+        chunks=max(1, len({s.chunk_index for s in sentences if s.chunk_index is not None})),
+        headings=" | ".join(
+            sorted({normalize_concept(s.section_title) for s in sentences if s.section_title})
+        ),
     )
-    keys = [k for k, _ in ranked]
+    return [
+        ConceptCandidate(
+            key=k,
+            name=name,
+            long_form=long_form,
+            forms=tuple(dict.fromkeys([name, *([long_form] if long_form else []), *c.surfaces])),
+            first=c.first,
+            features=candidate_features(c, name, long_form, shape, background),
+            heuristic=_heuristic_score(c, background),
+        )
+        for k, (c, name, long_form) in sorted(merged.items())
+    ]
+
+
+def extract_keyphrases(
+    sentences: Sequence[SourceSentence], acronyms: dict[str, str], limit: int = MAX_CONCEPTS
+) -> list[ExtractedConcept]:
+    """The source's concepts, best first: candidates ranked by the shipped model (or the
+    heuristic without one), then diversified by MMR over shared words."""
+    background = load_background()
+    ranker = load_ranker()
+    candidates = concept_candidates(sentences, acronyms)
+    scores = [c.heuristic if ranker is None else ranker.score(c.features) for c in candidates]
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (-round(scores[i], 9), candidates[i].first, candidates[i].key),
+    )
+    keys = [candidates[i].key for i in order]
     ranked = mmr_order(
-        ranked,
-        [final_score(c) for _, (c, _n, _l) in ranked],
+        [candidates[i] for i in order],
+        [scores[i] for i in order],
         lambda i, j: token_similarity(keys[i], keys[j]),
         limit=limit,
     )
     out: list[ExtractedConcept] = []
-    for key, (cand, concept_name, concept_long) in ranked:
-        forms = [concept_name, *([concept_long] if concept_long else []), *cand.surfaces]
-        level_key = normalize_concept(concept_long) if concept_long else key
+    for cand in ranked:
+        level_key = normalize_concept(cand.long_form) if cand.long_form else cand.key
         out.append(
             ExtractedConcept(
-                name=concept_name,
-                level=provisional_level(forms, level_key, sentences, background),
-                description=_definition(concept_name, concept_long, sentences),
+                name=cand.name,
+                level=provisional_level(list(cand.forms), level_key, sentences, background),
+                description=_definition(cand.name, cand.long_form, sentences),
                 parent=None,
                 related=[],
             )
@@ -553,43 +542,46 @@ def extract_keyphrases(
     return out
 
 
-def _is_name_token(tok: str, initial: bool) -> bool:
-    if tok.casefold() in vocab.DATASET_SKIP or tok.casefold() in STOP_WORDS:
-        return False
-    if any(c.isdigit() for c in tok) and any(c.isalpha() for c in tok):
-        return True
-    if sum(c.isupper() for c in tok) >= 2:
-        return True
-    return tok[:1].isupper() and not initial
+@dataclass(frozen=True)
+class _SourceShape:
+    sentences: int
+    chunks: int
+    headings: str
+    """The section titles' merge keys, joined by " | "."""
 
 
-def detect_datasets(sentences: Iterable[str]) -> list[str]:
-    """Capitalised names right before/after "dataset", "corpus", "benchmark" or "treebank"."""
-    names: list[str] = []
-    seen: set[str] = set()
-    for sent in sentences:
-        words = [(m.group().rstrip(".’'"), m.start()) for m in WORD_SPAN_RE.finditer(sent)]
-        for i, (w, _pos) in enumerate(words):
-            if w.casefold() not in vocab.DATASET_KEYWORDS:
-                continue
-            name_tokens: list[str] = []
-            j = i - 1
-            while j >= 0 and len(name_tokens) < 4 and _is_name_token(words[j][0], j == 0):
-                name_tokens.insert(0, words[j][0])
-                j -= 1
-            if name_tokens and w.casefold() == "treebank" and w[:1].isupper():
-                name_tokens.append(w)
-            if not name_tokens and i + 1 < len(words) and _is_name_token(words[i + 1][0], False):
-                k = i + 1
-                while (
-                    k < len(words) and len(name_tokens) < 4 and _is_name_token(words[k][0], False)
-                ):
-                    name_tokens.append(words[k][0])
-                    k += 1
-            if not name_tokens:
-                continue
-            name = " ".join(name_tokens)
-            if name.casefold() not in seen:
-                seen.add(name.casefold())
-                names.append(name)
-    return names[:MAX_DATASETS]
+def _heuristic_score(c: _Candidate, background: Background) -> float:
+    """Frequency × position × length × specificity."""
+    factor = _LENGTH_FACTOR.get(min(c.n_tokens, 4), 2.0) if c.count >= 2 else 1.0
+    return c.score * factor * weight_of(c.key, background)
+
+
+def candidate_features(
+    c: _Candidate, name: str, long_form: str | None, shape: _SourceShape, background: Background
+) -> dict[str, float]:
+    """The ranker's features (:data:`~marginalia.knowledge.concept_ranking.FEATURES`)."""
+    words = name.split()
+    n_words = c.n_tokens if long_form is None else max(c.n_tokens, len(long_form.split()))
+    return {
+        "heuristic": math.log(max(_heuristic_score(c, background), 1e-6)),
+        "log_count": math.log1p(c.count),
+        "title": float(c.in_title),
+        "abstract": float(c.in_abstract),
+        "early": 1.0 - min(c.first, shape.sentences) / shape.sentences,
+        "chunk_share": len(c.chunks) / shape.chunks,
+        "one_word": float(n_words == 1),
+        "two_words": float(n_words == 2),
+        "long": float(n_words >= 3),
+        "specificity": specificity(c.key, background),
+        "head_share": min(1.0, c.heads / c.count) if c.count else 0.0,
+        "named": float(any(len(w) >= 3 and is_named_token(w) for w in words)),
+        "short_form": float(is_acronym(name)),
+        "defined": float(long_form is not None),
+        "plain_word": float(len(words) == 1 and name.isalpha() and not is_named_token(name)),
+        "heading": float(
+            bool(c.key) and re.search(rf"\b{re.escape(c.key)}\b", shape.headings) is not None
+        ),
+        "capitalised": float(all(w[:1].isupper() for w in words) and not is_acronym(name)),
+        "general_share": sum(background.is_general_word(w) for w in words) / max(1, len(words)),
+        "unseen": float(background.doc_freq(c.key) == 0),
+    }
