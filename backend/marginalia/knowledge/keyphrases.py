@@ -1,6 +1,8 @@
-"""Keyphrase and dataset-name extraction for the offline engine (1–4-word candidates
-from a stop-word/punctuation split, scored by frequency × position): pure functions, no
-database, no model."""
+"""Keyphrase extraction for the offline engine: 1–4-word candidates from a
+stop-word/punctuation split of the paper's body, filtered (``concept_filter``), merged with
+their acronyms, ordered by the shipped concept ranker over their features
+(``concept_ranking``; frequency × position × length × specificity without it), then
+diversified by MMR. Pure functions, no database."""
 
 from __future__ import annotations
 
