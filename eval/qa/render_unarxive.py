@@ -98,6 +98,36 @@ def concept_set_papers(papers: dict[str, dict[str, Any]], n: int = 20) -> list[s
     ][:n]
 
 
+#: The 10 papers of the third held-out concept set (``eval/concepts/heldout3.jsonl``): the
+#: first 10 that :func:`third_concept_set_papers`' fixed rule gives.
+THIRD_CONCEPT_PAPERS: tuple[str, ...] = (
+    "2212.11773",  # a mapping approach to surface hopping (chemical physics)
+    "2212.11797",  # global Kuranishi charts, Gromov-Witten invariants (symplectic geometry)
+    "2212.11800",  # solitons in open N=2 string theory (mathematical physics)
+    "2212.11802",  # broken symmetries in microfluidic pillar arrays (fluid dynamics)
+    "2212.11827",  # differential dynamic microscopy on DIC images (statistical mechanics)
+    "2212.11843",  # two-loop kernels for colour-dependent double parton distributions
+    "2212.11883",  # BSE-property of tensor product Banach algebras (functional analysis)
+    "2212.11887",  # spin wave dispersion of hematite (materials science)
+    "2212.11889",  # the solar corona during the 2019 total eclipse (solar physics)
+    "2212.11895",  # excitonic absorption of twisted bilayer WSe2 (condensed matter)
+)
+
+
+def third_concept_set_papers(papers: dict[str, dict[str, Any]], n: int = 10) -> list[str]:
+    """The rule for the third concept set, once the first rule had no 10 papers left: the
+    first ``n`` CC BY 4.0 papers by id outside the test set and the first two concept
+    sets, with 10-250 body paragraphs."""
+    taken = set(TEST_PAPERS) | set(SECOND_CONCEPT_PAPERS) | set(DEV_CONCEPT_PAPERS)
+    return [
+        pid
+        for pid in sorted(papers)
+        if pid not in taken
+        and papers[pid]["metadata"].get("license") == CC_BY
+        and 10 <= len(papers[pid].get("body_text") or []) <= 250
+    ][:n]
+
+
 _PLACEHOLDER = re.compile(r"\{\{(cite|formula|figure|table):([^}]*)\}\}")
 _SPACES = re.compile(r"[ \t]+")
 

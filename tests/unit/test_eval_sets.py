@@ -244,6 +244,7 @@ def test_the_heldout_concept_set_has_the_gold_shape_over_the_test_papers() -> No
     [
         ("heldout2.jsonl", render_unarxive.SECOND_CONCEPT_PAPERS, [26, 68, 26]),
         ("dev2.jsonl", render_unarxive.DEV_CONCEPT_PAPERS, [36, 67, 17]),
+        ("heldout3.jsonl", render_unarxive.THIRD_CONCEPT_PAPERS, [25, 70, 25]),
     ],
 )
 def test_the_unarxive_concept_sets_have_the_gold_shape_over_their_papers(
@@ -255,7 +256,8 @@ def test_the_unarxive_concept_sets_have_the_gold_shape_over_their_papers(
     docs = [row["doc"] for row in rows]
     assert docs == [f"{pid}.md" for pid in papers]
     assert check_gold.markdown_ids(CONCEPTS / name) == list(papers)
-    other_sets = {"gold.jsonl", "heldout.jsonl", "heldout2.jsonl", "dev2.jsonl"} - {name}
+    other_sets = {"gold.jsonl", "heldout.jsonl", "heldout2.jsonl", "dev2.jsonl", "heldout3.jsonl"}
+    other_sets -= {name}
     assert not set(docs) & {row["doc"] for other in other_sets for row in _concept_rows(other)}
     found = [c["level"] for row in rows for c in row["concepts"]]
     assert [found.count(level) for level in (0, 1, 2)] == levels  # docs/EVAL.md
@@ -328,7 +330,10 @@ def test_the_unarxive_concept_sets_are_the_rule_s_papers_and_in_their_text(share
     by_rule = render_unarxive.concept_set_papers(papers, n=20)
     assert by_rule[:10] == list(render_unarxive.SECOND_CONCEPT_PAPERS)
     assert by_rule[10:] == list(render_unarxive.DEV_CONCEPT_PAPERS)
-    for name in ("heldout2.jsonl", "dev2.jsonl"):
+    assert render_unarxive.third_concept_set_papers(papers) == list(
+        render_unarxive.THIRD_CONCEPT_PAPERS
+    )
+    for name in ("heldout2.jsonl", "dev2.jsonl", "heldout3.jsonl"):
         result = check_gold.check_set(CONCEPTS / name)  # renders the set's 10 papers
         assert result is not None
         failures, stats = result
