@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from marginalia.knowledge.acronyms import colon_definition, detect_acronyms
-from marginalia.knowledge.background import load_background
+from marginalia.knowledge.background import is_everyday_english, load_background
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
     filter_concepts,
     is_named_token,
+    is_plain_word,
     mmr_order,
     token_similarity,
 )
@@ -69,6 +70,19 @@ def test_specific_single_words_and_names_pass() -> None:
         assert concept_allowed(word, normalize_concept(word), bg, heads=0, count=2), word
     # a specific word seen once or twice is not yet a concept of the source
     assert not concept_allowed("enoxaparin", "enoxaparin", bg, heads=2, count=2)
+
+
+def test_everyday_words_outside_the_background_s_fields_are_not_concepts() -> None:
+    # SciFact and ACL never use them and the WordPiece vocabulary does not list them, so
+    # only general English at large (wordfreq) says they are everyday words
+    bg = load_background()
+    for word in ("quark", "contours", "uniqueness", "Hamiltonian", "qubits", "shallower"):
+        assert bg.doc_freq(normalize_concept(word)) == 0 and not bg.is_general_word(word), word
+        assert is_everyday_english(word), word
+        assert not concept_allowed(word, normalize_concept(word), bg, heads=9, count=9), word
+    for word in ("retrosynthesis", "hadronization", "Chemformer", "tetrazole"):
+        assert not is_everyday_english(word), word
+        assert concept_allowed(word, normalize_concept(word), bg, heads=9, count=9), word
 
 
 def test_phrases_modifiers_names_and_boilerplate() -> None:
@@ -243,7 +257,9 @@ def test_front_and_back_matter_and_running_heads_are_not_concepts() -> None:
     assert matter_of([ChunkText(0, FRONT), ChunkText(1, BODY[0])]) == ["body", "body"]
     ex = extract_offline("Thromboprophylaxis in trauma", None, chunks)
     keys = {normalize_concept(c.name) for c in ex.concepts}
-    assert {"thromboprophylaxis", "enoxaparin"} <= keys
+    # one plain single word per source: the best-ranked one (the title's)
+    assert "thromboprophylaxis" in keys and "enoxaparin" not in keys
+    assert [c.name for c in ex.concepts if is_plain_word(c.name)] == ["thromboprophylaxis"]
     for junk in (
         "cape town",
         "lilongwe",

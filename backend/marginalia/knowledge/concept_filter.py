@@ -4,7 +4,7 @@ model).
 
 * :func:`concept_allowed` — never a generic single word (an everyday English word, or one
   a large share of the background corpus uses: "document", "files", "Department",
-  "embeddings"), never a phrase of everyday words that the background uses widely
+  "embeddings", "quark", "uniqueness"), never a phrase of everyday words that the background uses widely
   ("experimental results"), never a mere modifier ("document-level"; "structured heart
   failure" when it only occurs before "programmes"), never an adjective as the head
   ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from marginalia.knowledge.background import Background, load_background
+from marginalia.knowledge.background import Background, is_everyday_english, load_background
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.text import wordset
@@ -122,6 +122,16 @@ def is_named_token(tok: str) -> bool:
     return is_acronym(tok) or (has_digit and any(ch.isalpha() for ch in tok)) or inner_capital
 
 
+def is_plain_word(name: str) -> bool:
+    """One word (hyphenated or not) without digits and with at most one capital letter:
+    "quark", "thromboprophylaxis", "self-management" — not "SciBERT", "S2ORC" or "GJ 486b"."""
+    return (
+        len(name.split()) == 1
+        and not any(ch.isdigit() for ch in name)
+        and sum(ch.isupper() for ch in name) <= 1
+    )
+
+
 def specificity(key: str, background: Background) -> float:
     """1 for a phrase the background never uses, towards 0 for one every document uses."""
     if not background.n_docs:
@@ -188,7 +198,7 @@ def concept_allowed(
             ):
                 return False
             return background.doc_freq(key) < SINGLE_WORD_MAX_DF
-        elif background.is_general_word(tok):
+        elif background.is_general_word(tok) or is_everyday_english(tok):
             return False
         if _adjective_head(parts[-1] if parts else tok):
             return False
