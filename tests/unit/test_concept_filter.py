@@ -15,11 +15,10 @@ from marginalia.knowledge.concept_filter import (
     concept_allowed,
     filter_concepts,
     is_named_token,
-    is_plain_word,
     mmr_order,
     token_similarity,
 )
-from marginalia.knowledge.concepts import merge_concepts, normalize_concept
+from marginalia.knowledge.concepts import is_plain_word, merge_concepts, normalize_concept
 from marginalia.knowledge.extraction import combined_acronyms, extract_offline
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import ChunkText, matter_of

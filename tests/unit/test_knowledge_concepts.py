@@ -68,6 +68,19 @@ def test_plural_case_and_hyphen_variants_merge() -> None:
     assert graph.source_concepts["s2"] == tuple(sorted(c.slug for c in graph.concepts))
 
 
+def test_a_spelling_tie_names_the_concept_by_its_phrase_not_a_plain_word() -> None:
+    # each source keeps one plain single word of its own (keyphrases.MAX_PLAIN_WORDS); a
+    # merge with another source's closed compound must not give it a second one
+    graph = merge_concepts({"s1": [C("band gap"), C("thiophene")], "s2": [C("bandgap")]})
+    names = {c.name for c in graph.concepts}
+    assert names == {"band gap", "thiophene"}
+    plain_of_s1 = [c.name for c in graph.concepts if "s1" in c.source_ids and " " not in c.name]
+    assert plain_of_s1 == ["thiophene"]
+    # more sources still decide
+    graph = merge_concepts({"s1": [C("band gap")], "s2": [C("bandgap")], "s3": [C("bandgap")]})
+    assert [c.name for c in graph.concepts] == ["bandgap"]
+
+
 def test_acronym_and_expansion_merge() -> None:
     graph = merge_concepts(
         {

@@ -122,16 +122,6 @@ def is_named_token(tok: str) -> bool:
     return is_acronym(tok) or (has_digit and any(ch.isalpha() for ch in tok)) or inner_capital
 
 
-def is_plain_word(name: str) -> bool:
-    """One word (hyphenated or not) without digits and with at most one capital letter:
-    "quark", "thromboprophylaxis", "self-management" — not "SciBERT", "S2ORC" or "GJ 486b"."""
-    return (
-        len(name.split()) == 1
-        and not any(ch.isdigit() for ch in name)
-        and sum(ch.isupper() for ch in name) <= 1
-    )
-
-
 def specificity(key: str, background: Background) -> float:
     """1 for a phrase the background never uses, towards 0 for one every document uses."""
     if not background.n_docs:

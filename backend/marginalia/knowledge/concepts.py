@@ -163,6 +163,16 @@ def key_tokens(key: str) -> frozenset[str]:
     return frozenset(t for t in key.split() if t not in STOP_WORDS)
 
 
+def is_plain_word(name: str) -> bool:
+    """One word (hyphenated or not) without digits and with at most one capital letter:
+    "quark", "thromboprophylaxis", "self-management" — not "SciBERT", "S2ORC" or "GJ 486b"."""
+    return (
+        len(name.split()) == 1
+        and not any(ch.isdigit() for ch in name)
+        and sum(ch.isupper() for ch in name) <= 1
+    )
+
+
 def is_acronym(surface: str) -> bool:
     """``BERT``, ``LLMs``, ``RoBERTa``-like tokens: one word with at least two capitals."""
     s = surface.strip()
@@ -356,7 +366,11 @@ def merge_concepts(
         for k in keys:
             for surf, sids in surface_sources.get(k, {}).items():
                 surfaces[surf] += len(sids)
-        name = sorted(surfaces.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0][0]
+        # on a tie a phrase beats a plain word ("band gap" over "bandgap"): a source that
+        # says "band gap" keeps a phrase, and its one plain word (keyphrases) stays one
+        name = sorted(
+            surfaces.items(), key=lambda kv: (-kv[1], is_plain_word(kv[0]), len(kv[0]), kv[0])
+        )[0][0]
         aliases: set[str] = set(surfaces)
         for k in keys:
             aliases |= alias_strings.get(k, set())

@@ -17,7 +17,6 @@ from marginalia.knowledge.background import Background, load_background
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
     is_named_token,
-    is_plain_word,
     mmr_order,
     specificity,
     token_similarity,
@@ -25,7 +24,7 @@ from marginalia.knowledge.concept_filter import (
 )
 from marginalia.knowledge.concept_levels import provisional_level
 from marginalia.knowledge.concept_ranking import load_ranker
-from marginalia.knowledge.concepts import is_acronym, normalize_concept
+from marginalia.knowledge.concepts import is_acronym, is_plain_word, normalize_concept
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import SourceSentence, usable
 from marginalia.knowledge.source_markup import (
