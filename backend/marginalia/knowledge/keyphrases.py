@@ -48,9 +48,10 @@ _I = re.IGNORECASE
 MAX_CONCEPTS = 15
 MAX_PLAIN_WORDS = 1
 """Plain single words ("thiophene", "integrand", "self-management") a source keeps: only
-its best-ranked one. Outside the background's fields a rare word is still often the
-field's everyday word; on the development sets, left out one set at a time, a second
-one was right a quarter of the time, and none at all lost the gold set's right ones."""
+its best-ranked one. Outside the background's fields a rare word is often the field's
+everyday word ("sublevels"); capping them left precision where it was on development
+sets left out of the fit and kept single words rare on the map, while none at all cost
+the gold set right ones ("thromboprophylaxis")."""
 ACRONYM_HEAD_SHARE = 0.25
 ACRONYM_MODIFIER_MIN = 4
 """A short form seen this often that ends a noun phrase in under this share of its uses
