@@ -89,13 +89,7 @@ DEV_CONCEPT_PAPERS: tuple[str, ...] = (
 def concept_set_papers(papers: dict[str, dict[str, Any]], n: int = 20) -> list[str]:
     """The first ``n`` CC BY 4.0 papers by id, outside the test set, with 20-150 body
     paragraphs (long enough to have concepts, short enough to read in one sitting)."""
-    return [
-        pid
-        for pid in sorted(papers)
-        if pid not in TEST_PAPERS
-        and papers[pid]["metadata"].get("license") == CC_BY
-        and 20 <= len(papers[pid].get("body_text") or []) <= 150
-    ][:n]
+    return _cc_by_papers(papers, set(TEST_PAPERS), 20, 150)[:n]
 
 
 #: The 10 papers of the third held-out concept set (``eval/concepts/heldout3.jsonl``): the
@@ -119,13 +113,21 @@ def third_concept_set_papers(papers: dict[str, dict[str, Any]], n: int = 10) -> 
     first ``n`` CC BY 4.0 papers by id outside the test set and the first two concept
     sets, with 10-250 body paragraphs."""
     taken = set(TEST_PAPERS) | set(SECOND_CONCEPT_PAPERS) | set(DEV_CONCEPT_PAPERS)
+    return _cc_by_papers(papers, taken, 10, 250)[:n]
+
+
+def _cc_by_papers(
+    papers: dict[str, dict[str, Any]], taken: set[str], fewest: int, most: int
+) -> list[str]:
+    """The CC BY 4.0 papers by id, outside ``taken``, with ``fewest``-``most`` body
+    paragraphs."""
     return [
         pid
         for pid in sorted(papers)
         if pid not in taken
         and papers[pid]["metadata"].get("license") == CC_BY
-        and 10 <= len(papers[pid].get("body_text") or []) <= 250
-    ][:n]
+        and fewest <= len(papers[pid].get("body_text") or []) <= most
+    ]
 
 
 _PLACEHOLDER = re.compile(r"\{\{(cite|formula|figure|table):([^}]*)\}\}")
