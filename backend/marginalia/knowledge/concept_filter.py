@@ -5,9 +5,9 @@ model).
 * :func:`concept_allowed` — never a generic single word (an everyday English word, or one
   a large share of the background corpus uses: "document", "files", "Department",
   "embeddings", "quark", "uniqueness"), never a phrase of everyday words that the
-  background uses widely ("experimental results"), never a mere modifier ("document-level"; "structured heart
-  failure" when it only occurs before "programmes"), never an adjective as the head
-  ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
+  background uses widely ("experimental results"), never a mere modifier
+  ("document-level"; "structured heart failure" when it only occurs before "programmes"),
+  never an adjective as the head ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
   ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin", "Ensembl") pass; a unit
   of measure ("MeV", "GHz") and a subscripted symbol ("n_1") never do.
 * :func:`specificity` — 1 for a phrase the background never uses, towards 0 for one
