@@ -195,10 +195,16 @@ class AskRequest(BaseModel):
     conversation_id: uuid.UUID | None = None
 
 
+#: Some character that is not whitespace, and no NUL (which the request guard refuses).
+NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
 class ConversationUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    title: str = Field(min_length=1, max_length=200)
+    # the schema says what the use case checks (with a clearer message than a pattern's):
+    # a blank title is refused
+    title: str = Field(min_length=1, max_length=200, json_schema_extra={"pattern": NOT_BLANK})
 
 
 class ConversationOut(BaseModel):
