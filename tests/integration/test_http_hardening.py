@@ -371,12 +371,17 @@ async def test_a_405_names_every_method_of_its_path(client: httpx.AsyncClient) -
         "/api/workspaces": {"GET", "POST"},
         f"/api/workspaces/{ws['id']}/sources": {"GET", "POST"},
         f"/api/sources/{uuid.uuid4()}/file": {"GET", "HEAD"},
+        # a concrete path is its own resource, not /api/jobs/{job_id} with id "ping"
+        "/api/jobs/ping": {"POST"},
     }
     for path, methods in cases.items():
         response = await client.options(path)
         assert response.status_code == 405, path
         assert set(response.headers["allow"].split(", ")) == methods, path
         assert response.json()["error"] == "method_not_allowed"
+    ping = await client.get("/api/jobs/ping")  # not a job whose id would be "ping"
+    assert ping.status_code == 405 and ping.headers["allow"] == "POST"
+    assert (await client.get(f"/api/jobs/{uuid.uuid4()}")).status_code == 404
 
 
 async def test_a_chunk_index_beyond_int32_is_422_not_500(client: httpx.AsyncClient) -> None:

@@ -195,8 +195,11 @@ class AskRequest(BaseModel):
     conversation_id: uuid.UUID | None = None
 
 
+# Every character str.split() treats as whitespace (all in the BMP), spelled out: a
+# regex's \s differs between Python and the ECMA dialect of JSON Schema (U+0085, U+001C..F).
+_WHITESPACE = "".join(f"\\u{code:04x}" for code in range(0x10000) if chr(code).isspace())
 #: Some character that is not whitespace, and no NUL (which the request guard refuses).
-NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"
+NOT_BLANK = rf"^[^\u0000]*[^{_WHITESPACE}\u0000][^\u0000]*$"
 
 
 class ConversationUpdate(BaseModel):

@@ -47,7 +47,9 @@ async def ping(body: PingRequest, rt: RuntimeDep, principal: PrincipalDep) -> Jo
     return JobOut.model_validate(job)
 
 
-@router.get("/{job_id}", response_model=JobOut)
+# Only a UUID is a job id: /api/jobs/ping is the ping resource (so GET there is a 405 that
+# allows POST, not a 422 about a malformed job id).
+@router.get("/{job_id:uuid}", response_model=JobOut)
 async def get_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
     return JobOut.model_validate(await service.get_job(rt, job_id))
 
