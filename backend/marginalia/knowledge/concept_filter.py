@@ -7,9 +7,10 @@ model).
   "embeddings", "quark", "uniqueness"), never a phrase of everyday words that the
   background uses widely ("experimental results"), never a mere modifier
   ("document-level"; "structured heart failure" when it only occurs before "programmes"),
-  never an adjective as the head ("molecular evolutionary"). Acronyms, CamelCase names and letter-digit names
-  ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin", "Ensembl") pass; a unit
-  of measure ("MeV", "GHz") and a subscripted symbol ("n_1") never do.
+  never an adjective as the head ("molecular evolutionary"). Acronyms, CamelCase names
+  and letter-digit names ("SciBERT", "S2ORC", "33RE") and uncommon words ("enoxaparin",
+  "Ensembl") pass; a unit of measure ("MeV", "GHz") and a subscripted symbol ("n_1")
+  never do.
 * :func:`specificity` — 1 for a phrase the background never uses, towards 0 for one
   every background document uses; ranking multiplies by it.
 * :func:`mmr_order` — maximal-marginal-relevance order: each next concept is the one
