@@ -119,7 +119,7 @@ async def locate_claims(ctx: LocationContext, answer: Answer) -> None:
         spans = page_spans(source_pages, passage.page, passage.char_start or 0, start, end)
         if not spans:
             continue
-        rects = await _rects(ctx, pdfs.get(passage.source_id), spans)
+        rects = await _rects(ctx, pdfs.get(passage.source_id), spans, source_pages)
         answer.claims[k].locations.append(
             CitationLocation(
                 n=passage.n,
@@ -166,19 +166,19 @@ async def locate_in_chunk(
         page_end=spans[-1].page,
         char_start=spans[0].start,
         char_end=spans[-1].end,
-        rects=await _rects(ctx, file_key, spans),
+        rects=await _rects(ctx, file_key, spans, source_pages),
     )
 
 
 async def _rects(
-    ctx: LocationContext, file_key: str | None, spans: Sequence[PageSpan]
+    ctx: LocationContext, file_key: str | None, spans: Sequence[PageSpan], pages: Sequence[Page]
 ) -> list[QuoteRect]:
     if file_key is None:
         return []
 
     def compute() -> list[QuoteRect]:
         data = ctx.files.get(file_key)
-        geometry = span_geometry(data, spans)
+        geometry = span_geometry(data, spans, {p.number: p.text for p in pages})
         return [
             QuoteRect(page=r.page, x0=r.x0, y0=r.y0, x1=r.x1, y1=r.y1)
             for g in geometry.values()

@@ -16,14 +16,17 @@ a page where they do not line up (no rectangles rather than wrong ones).
 
 from __future__ import annotations
 
+import hashlib
 import statistics
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from marginalia.ingest.documents import Page, PageIndex
+from marginalia.ingest.hygiene import CleanPage, clean_pdf_pages
 from marginalia.ingest.pdf import _PDFIUM, normalise_page_text
 
 
@@ -205,26 +208,87 @@ def _page_rects(frame: _Frame, number: int, boxes: Sequence[_Box]) -> list[Rect]
     return rects
 
 
-def span_geometry(data: bytes, spans: Sequence[PageSpan]) -> dict[int, PageGeometry]:
+def span_geometry(
+    data: bytes, spans: Sequence[PageSpan], page_texts: Mapping[int, str] | None = None
+) -> dict[int, PageGeometry]:
     """Per page of ``spans``: the rectangles of their characters (see the module doc).
 
-    A page whose stored text no longer matches what PDFium reads gets no rectangles; a
-    page out of range is left out. Every PDFium call is made under the ingest's lock."""
+    ``page_texts``: the stored text of (at least) the spans' pages. Offsets are read in
+    the text the ingest stores — the hygiene step's clean text
+    (:mod:`marginalia.ingest.hygiene`), whose map back to PDFium's text is recomputed
+    here — or, for a source stored before that step, PDFium's text itself. A page whose
+    stored text is neither gets no rectangles; a page out of range is left out. Without
+    ``page_texts`` the offsets are taken to be in the clean text. Every PDFium call is
+    made under the ingest's lock."""
     with _PDFIUM:
         pdf = pdfium.PdfDocument(data)
         try:
-            return _span_geometry_locked(pdf, spans)
+            key = hashlib.blake2b(data, digest_size=16).digest()
+            return _span_geometry_locked(pdf, key, spans, page_texts)
         finally:
             pdf.close()
 
 
+def _origins(
+    pdf: pdfium.PdfDocument, key: bytes, numbers: set[int], page_texts: Mapping[int, str] | None
+) -> dict[int, Sequence[int] | None]:
+    """Per page, the map from stored offsets to offsets of PDFium's (normalised) text:
+    the hygiene step's origins, or None where the stored text is PDFium's own."""
+    texts, cleaned = _document_texts(pdf, key)
+    if page_texts is not None and all(
+        page_texts.get(n) == texts[n - 1] for n in numbers if n in page_texts
+    ):
+        return dict.fromkeys(numbers)  # stored before the hygiene step
+    out: dict[int, Sequence[int] | None] = {}
+    for n in numbers:
+        page_clean = cleaned[n - 1]
+        if page_texts is None or page_texts.get(n) in (None, page_clean.text):
+            out[n] = page_clean.origin
+        elif page_texts.get(n) == texts[n - 1]:
+            out[n] = None
+        else:
+            out[n] = ()  # neither: no rectangles rather than wrong ones
+    return out
+
+
+_DOCUMENTS: OrderedDict[bytes, tuple[list[str], list[CleanPage]]] = OrderedDict()
+_DOCUMENTS_KEPT = 8
+
+
+def _document_texts(pdf: pdfium.PdfDocument, key: bytes) -> tuple[list[str], list[CleanPage]]:
+    """PDFium's text of every page and the hygiene step over it, kept for the last few
+    documents (a reader asks for one document's quotes again and again). Called under
+    the PDFium lock."""
+    if key in _DOCUMENTS:
+        _DOCUMENTS.move_to_end(key)
+        return _DOCUMENTS[key]
+    texts = []
+    for i in range(len(pdf)):
+        page = pdf[i]
+        textpage = page.get_textpage()
+        try:
+            texts.append(stored_to_raw(textpage.get_text_range())[0])
+        finally:
+            textpage.close()
+            page.close()
+    entry = texts, clean_pdf_pages([Page(i + 1, t) for i, t in enumerate(texts)])
+    _DOCUMENTS[key] = entry
+    while len(_DOCUMENTS) > _DOCUMENTS_KEPT:
+        _DOCUMENTS.popitem(last=False)
+    return entry
+
+
 def _span_geometry_locked(
-    pdf: pdfium.PdfDocument, spans: Sequence[PageSpan]
+    pdf: pdfium.PdfDocument,
+    key: bytes,
+    spans: Sequence[PageSpan],
+    page_texts: Mapping[int, str] | None,
 ) -> dict[int, PageGeometry]:
     by_page: dict[int, list[PageSpan]] = {}
     for span in spans:
         if 1 <= span.page <= len(pdf) and span.end > span.start:
             by_page.setdefault(span.page, []).append(span)
+    origins = _origins(pdf, key, set(by_page), page_texts) if by_page else {}
     out: dict[int, PageGeometry] = {}
     for number, page_spans in sorted(by_page.items()):
         page = pdf[number - 1]
@@ -233,7 +297,12 @@ def _span_geometry_locked(
             try:
                 frame = _Frame(page)
                 geometry = PageGeometry(number, frame.rotation)
-                indices = _char_indices(textpage, page_spans)
+                origin = origins.get(number)
+                indices = (
+                    None
+                    if origin is not None and len(origin) == 0
+                    else _char_indices(textpage, page_spans, origin)
+                )
                 if indices is not None:
                     boxes = _boxes(textpage, frame, indices)
                     geometry.rects = _page_rects(frame, number, boxes)
@@ -245,7 +314,9 @@ def _span_geometry_locked(
     return out
 
 
-def _char_indices(textpage: pdfium.PdfTextPage, spans: Sequence[PageSpan]) -> list[int] | None:
+def _char_indices(
+    textpage: pdfium.PdfTextPage, spans: Sequence[PageSpan], origin: Sequence[int] | None
+) -> list[int] | None:
     raw = textpage.get_text_range()
     stored, to_raw = stored_to_raw(raw)
     count = textpage.count_chars()
@@ -255,8 +326,13 @@ def _char_indices(textpage: pdfium.PdfTextPage, spans: Sequence[PageSpan]) -> li
         return None
     chosen: set[int] = set()
     for span in spans:
-        start, end = max(span.start, 0), min(span.end, len(stored))
-        chosen.update(to_char[to_raw[k]] for k in range(start, end))
+        if origin is None:
+            start, end = max(span.start, 0), min(span.end, len(stored))
+            chosen.update(to_char[to_raw[k]] for k in range(start, end))
+            continue
+        for k in range(max(span.start, 0), min(span.end, len(origin))):
+            if 0 <= origin[k] < len(to_raw):
+                chosen.add(to_char[to_raw[origin[k]]])
     return sorted(chosen)
 
 

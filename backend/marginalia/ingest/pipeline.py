@@ -39,6 +39,7 @@ from marginalia.ingest.dedup import (
     record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for
+from marginalia.ingest.hygiene import clean_document
 from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
@@ -247,15 +248,15 @@ async def _prepare(
     await progress(
         "chunking", f"chunking {filename} ({parsed.page_count} pages)", STAGE_FRACTION["chunking"]
     )
-    embedder = ctx.embedder
+    parsed = await asyncio.to_thread(clean_document, parsed)  # text hygiene, issue 35
     chunks = await asyncio.to_thread(
         chunk_document,
         parsed,
-        embedder.count_tokens,
-        max_tokens=embedder.max_tokens,
+        ctx.embedder.count_tokens,
+        max_tokens=ctx.embedder.max_tokens,
         overlap=settings.ingest.chunk_overlap,
-        count_tokens_batch=getattr(embedder, "count_tokens_batch", None),
-        counts_add_up=getattr(embedder, "counts_add_up", False),
+        count_tokens_batch=getattr(ctx.embedder, "count_tokens_batch", None),
+        counts_add_up=getattr(ctx.embedder, "counts_add_up", False),
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")

@@ -34,7 +34,9 @@ async def _source(rt: Runtime, source_id: uuid.UUID) -> Source:
     return source
 
 
-async def _rects(rt: Runtime, source: Source, spans: list[PageSpan]) -> list[dict[str, Any]]:
+async def _rects(
+    rt: Runtime, source: Source, spans: list[PageSpan], pages: dict[int, str]
+) -> list[dict[str, Any]]:
     if source.kind != "pdf" or not source.file_key:
         return []
     key = str(source.file_key)
@@ -42,7 +44,7 @@ async def _rects(rt: Runtime, source: Source, spans: list[PageSpan]) -> list[dic
     def compute() -> list[dict[str, Any]]:
         if not rt.files.exists(key):
             return []
-        geometry = span_geometry(rt.files.get(key), spans)
+        geometry = span_geometry(rt.files.get(key), spans, pages)
         return [
             {"page": r.page, "x0": r.x0, "y0": r.y0, "x1": r.x1, "y1": r.y1}
             for g in geometry.values()
@@ -92,7 +94,7 @@ async def create_highlight(rt: Runtime, source_id: uuid.UUID, body: HighlightCre
         raise ValidationFailed(
             f"the selected text is not on {where} of this source's text; select it again"
         )
-    rects = await _rects(rt, source, spans)
+    rects = await _rects(rt, source, spans, pages)
     async with rt.db.transaction() as session:
         return await repo.create(
             session,
