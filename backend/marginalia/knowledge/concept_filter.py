@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from marginalia.knowledge.background import Background, is_everyday_english, load_background
 from marginalia.knowledge.concepts import is_acronym, normalize_concept
+from marginalia.knowledge.non_concepts import non_concept_kind
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.text import wordset
 
@@ -162,8 +163,8 @@ def concept_allowed(
     """Whether ``surface`` (merge key ``key``) may be a concept at all (see the module doc).
     ``heads`` of ``count`` occurrences ended a noun phrase."""
     words = surface.split()
-    if not words:
-        return False
+    if not words or non_concept_kind(surface) is not None:
+        return False  # a residue, label, licence, file format, formula, number-word
     named = any(is_named_token(w) for w in words)
     if count and heads / count < MIN_HEAD_SHARE and not named:
         return False

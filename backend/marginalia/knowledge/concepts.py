@@ -311,6 +311,7 @@ def merge_concepts(
 
     # 2. the explicit acronym map
     alias_strings: dict[str, set[str]] = defaultdict(set)
+    long_names: dict[str, str] = {}  # short form's key -> its long form, the title
     mapped_acronym_keys: set[str] = set()
     for short, long in sorted(acronyms.items()):
         ks, kl = normalize_concept(short), normalize_concept(long)
@@ -322,6 +323,7 @@ def merge_concepts(
         uf.add(kl)
         uf.union(ks, kl)
         mapped_acronym_keys.add(ks)
+        long_names.setdefault(ks, " ".join(long.split()))
         alias_strings[ks].update({short.strip(), " ".join(long.split())})
         merge_evidence[ks].append(f"acronym: {short.strip()} = {' '.join(long.split())}")
 
@@ -342,6 +344,10 @@ def merge_concepts(
             target = sorted(k for k in together if uf.find(k) == roots[0])[0]
             uf.union(key, target)
             merge_evidence[key].append(f"acronym initials: {letters.upper()} = {target}")
+
+    # 4. near-duplicates: a capitalised word and its hyphenated compound in one source
+    # ("FINE" and "FINE-grained") are one concept
+    _merge_compounds(uf, surface_sources, key_sources)
 
     # groups
     groups: dict[str, list[str]] = defaultdict(list)
@@ -371,6 +377,13 @@ def merge_concepts(
         name = sorted(
             surfaces.items(), key=lambda kv: (-kv[1], is_plain_word(kv[0]), len(kv[0]), kv[0])
         )[0][0]
+        # an acronym is named by what it stands for ("deep venous thrombosis", alias DVT)
+        expansions = sorted(long_names[k] for k in keys if k in long_names)
+        if expansions and _initialism(name) and len(expansions[0].split()) <= 4:
+            name = expansions[0]
+        compounds = sorted(a for a in surfaces if a.startswith(f"{name}-"))
+        if compounds and name.isupper():
+            name = compounds[0]  # "FINE-grained", not "FINE"
         aliases: set[str] = set(surfaces)
         for k in keys:
             aliases |= alias_strings.get(k, set())
@@ -409,6 +422,31 @@ def merge_concepts(
         source_concepts[sid] = tuple(sorted(slugs))
     concepts = tuple(sorted(concepts_by_root.values(), key=lambda c: c.slug))
     return ConceptGraphData(concepts=concepts, edges=edges, source_concepts=source_concepts)
+
+
+def _initialism(name: str) -> bool:
+    """ "DVT", "LMWH", "KBs": letters that stand for words, not a system's name ("SPECTER")."""
+    core = name[:-1] if name.endswith("s") else name
+    return 2 <= len(core) <= 4 and core.isalpha() and core.isupper()
+
+
+def _merge_compounds(
+    uf: _UnionFind,
+    surface_sources: Mapping[str, Mapping[str, set[SourceId]]],
+    key_sources: Mapping[str, set[SourceId]],
+) -> None:
+    prefixes = {
+        surf: key
+        for key, surfaces in surface_sources.items()
+        for surf in surfaces
+        if " " not in surf and surf.isupper() and len(surf) >= 3
+    }
+    for key, surfaces in sorted(surface_sources.items()):
+        for surf in surfaces:
+            head, dash, _ = surf.partition("-")
+            other = prefixes.get(head) if dash else None
+            if other and other != key and key_sources[key] & key_sources[other]:
+                uf.union(other, key)
 
 
 def _build_edges(
