@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from marginalia.knowledge.text import wordset
+
 _RESIDUES = (
     "Ala|Arg|Asn|Asp|Cys|Gln|Glu|Gly|His|Ile|Leu|Lys|Met|Phe|Pro|Ser|Thr|Trp|Tyr|Val|Sec|Pyl"
 )
@@ -25,17 +27,17 @@ _LICENCE = re.compile(
     r"MIT licen[cs]e|Apache(?: licen[cs]e)?(?: 2\.0)?|BSD(?:-\d-Clause)?",
     re.IGNORECASE,
 )
-_FILE_FORMATS = frozenset(
+_FILE_FORMATS = wordset(
     "PDF PDFs HTML XML JSON JSONL CSV TSV TXT DOC DOCX XLS XLSX PNG JPEG JPG GIF SVG TIFF "
-    "ZIP GZ TAR PS EPS YAML".split()
+    "ZIP GZ TAR PS EPS YAML"
 )
 _NUMBER_WORD = re.compile(r"\d+(?:[.,]\d+)?\s?[KMBkmb]")
 _TOKENIZER_SYMBOLS = frozenset({"CLS", "SEP", "PAD", "UNK", "MASK", "BOS", "EOS"})
 # Element symbols (and D, deuterium) for chemical formulas.
-_ELEMENTS = frozenset(
+_ELEMENTS = wordset(
     "H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge "
     "As Se Br Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pt Au Hg "
-    "Tl Pb Bi U D".split()
+    "Tl Pb Bi U D"
 )
 _FORMULA_PART = re.compile(r"([A-Z][a-z]?)(\d*)")
 
@@ -62,7 +64,7 @@ def non_concept_kind(surface: str) -> str | None:
         return "number-word"
     if " " in text:
         return None
-    if text in _FILE_FORMATS or text.upper() in _FILE_FORMATS and text.isupper():
+    if text in _FILE_FORMATS or (text.upper() in _FILE_FORMATS and text.isupper()):
         return "file format"
     if text in _TOKENIZER_SYMBOLS:
         return "tokenizer symbol"
