@@ -23,6 +23,7 @@ SENTENCES = {
     "s1": [
         CitedSentence("The Transformer uses attention everywhere.", "s1", 0),
         CitedSentence("Transformers replace recurrence.", "s1", 2),
+        CitedSentence("A transformer is a stack of attention layers.", "s1", 3),
     ],
     "s2": [
         CitedSentence("Sparse attention [[evil]] cuts memory.", "s2", None),
@@ -44,10 +45,34 @@ def test_pages_cite_and_links_resolve() -> None:
     assert "[source:s1#0]" in attention.body_markdown
     assert "[source:s2]" in attention.body_markdown
     assert "[[evil]]" not in attention.body_markdown
-    assert attention.cited == (("s1", 0), ("s2", None))
+    assert attention.cited == (("s1", 0), ("s1", 3), ("s2", None))
     transformer = pages[1]
-    assert transformer.cited == (("s1", 0), ("s1", 2))
-    assert "Related: [[attention]]" in transformer.body_markdown
+    # the lead is the sentence that says what it is, cited, and not repeated as a bullet
+    assert transformer.body_markdown.count("A transformer is a stack of attention layers.") == 1
+    assert transformer.cited == (("s1", 3), ("s1", 0))
+    assert "Related: [[attention|Attention]]" in transformer.body_markdown
+
+
+def test_thin_concepts_get_no_page_and_the_lead_is_no_bullet() -> None:
+    """Issue 35: two sentences and no definition make no page; a definition repeated
+    by a source is the lead, not also the first bullet."""
+    concepts = [
+        WikiConcept("thin", "thin", None, ("s1",)),
+        WikiConcept("dense", "dense", "Dense retrieval ranks by vectors.", ("s1", "s2")),
+    ]
+    sentences = {
+        "s1": [
+            CitedSentence("The thin idea appears once.", "s1", 0),
+            CitedSentence("The thin idea appears twice.", "s1", 1),
+            CitedSentence("Dense retrieval ranks by vectors.", "s1", 2),
+        ],
+        "s2": [CitedSentence("Dense retrieval beats BM25 on MS MARCO.", "s2", 0)],
+    }
+    pages = write_concept_pages(concepts, sentences)
+    assert [p.slug for p in pages] == ["dense"]
+    body = pages[0].body_markdown
+    assert body.count("Dense retrieval ranks by vectors.") == 1
+    assert "- Dense retrieval beats BM25" in body
 
 
 def test_max_pages_keeps_links_resolvable() -> None:

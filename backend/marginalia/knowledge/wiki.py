@@ -19,6 +19,8 @@ from marginalia.knowledge.text import normalize_whitespace
 MAX_PAGES = 50
 MAX_SENTENCES_PER_PAGE = 8
 MAX_SENTENCES_PER_SOURCE = 2
+MIN_PAGE_SENTENCES = 3
+"""A concept without a definition needs this many distinct sentences naming it for a page."""
 
 _LINK_RE = re.compile(r"\[\[([^\[\]|]+?)(?:\|[^\[\]]*)?\]\]")
 _CITATION_RE = re.compile(r"\[source:([^\]#\s]+)(?:#(\d+))?\]")
@@ -127,6 +129,7 @@ def write_concept_pages(
     """
     centrality = centrality or {}
     evidence: dict[str, list[CitedSentence]] = {}
+    mentions: dict[str, int] = {}  # distinct sentences that name the concept
     for concept in concepts:
         pattern = _mention_pattern(concept)
         picked: list[CitedSentence] = []
@@ -134,19 +137,25 @@ def write_concept_pages(
         for sid in sorted(set(concept.source_ids)):
             taken = 0
             for sent in sentences_by_source.get(sid, ()):
-                if taken >= per_source or len(picked) >= max_sentences:
-                    break
                 key = normalize_whitespace(sent.text).casefold()
                 if key in seen or not pattern.search(sent.text):
                     continue
                 seen.add(key)
-                picked.append(sent)
-                taken += 1
+                if taken < per_source and len(picked) < max_sentences:
+                    picked.append(sent)
+                    taken += 1
+        mentions[concept.slug] = len(seen)
         if picked:
             evidence[concept.slug] = picked
 
+    # Only a concept with substance gets a page: a definition, or at least
+    # MIN_PAGE_SENTENCES distinct sentences across its sources (issue 35).
     ranked = sorted(
-        (c for c in concepts if c.slug in evidence),
+        (
+            c
+            for c in concepts
+            if c.slug in evidence and (c.description or mentions[c.slug] >= MIN_PAGE_SENTENCES)
+        ),
         key=lambda c: (-centrality.get(c.slug, 0.0), -len(set(c.source_ids)), c.slug),
     )
     chosen = {c.slug: c for c in ranked[: max(0, max_pages)]}
@@ -154,21 +163,26 @@ def write_concept_pages(
     pages: list[WikiPageDraft] = []
     for slug in sorted(chosen):
         concept = chosen[slug]
+        lead, lead_sentence, bullets = _lead_and_bullets(concept, evidence[slug])
         lines = [f"# {_title(concept.name)}", ""]
         if concept.aliases:
             lines += ["Also known as: " + ", ".join(_clean(a) for a in concept.aliases), ""]
-        if concept.description:
-            lines += [_clean(concept.description), ""]
-        lines += ["## What the sources say", ""]
         cited: list[tuple[str, int | None]] = []
-        for sent in evidence[slug]:
+        if lead_sentence is not None:
+            lead += " " + citation_marker(lead_sentence.source_id, lead_sentence.chunk_index)
+            cited.append((lead_sentence.source_id, lead_sentence.chunk_index))
+        lines += [lead, ""]
+        if bullets:
+            lines += ["## What the sources say", ""]
+        for sent in bullets:
             lines.append(
                 f"- {_clean(sent.text)} {citation_marker(sent.source_id, sent.chunk_index)}"
             )
             cited.append((sent.source_id, sent.chunk_index))
         related = sorted({r for r in concept.related if r in chosen and r != slug})
         if related:
-            lines += ["", "Related: " + ", ".join(f"[[{r}]]" for r in related)]
+            shown = ", ".join(f"[[{r}|{_clean(_title(chosen[r].name))}]]" for r in related)
+            lines += ["", "Related: " + shown]
         body = "\n".join(lines).rstrip() + "\n"
         pages.append(
             WikiPageDraft(
@@ -180,6 +194,42 @@ def write_concept_pages(
             )
         )
     return pages
+
+
+_DEFINING = re.compile(
+    r"\b(?:is|are|was|refers to|stands for|denotes|(?:is|are) defined as|we (?:call|define))\b",
+    re.IGNORECASE,
+)
+
+
+def _lead_and_bullets(
+    concept: WikiConcept, evidence: Sequence[CitedSentence]
+) -> tuple[str, CitedSentence | None, list[CitedSentence]]:
+    """The page's lead — the concept's definition, else the first sentence that says
+    what it is (returned too, to be cited) — and the cited sentences that are not the
+    lead (each said once)."""
+    defining: CitedSentence | None = None
+    if concept.description:
+        lead = _clean(concept.description)
+    else:
+        pattern = _mention_pattern(concept)
+        defining = next(
+            (
+                s
+                for s in evidence
+                if (m := pattern.search(s.text))
+                and _DEFINING.search(s.text[m.end() : m.end() + 40])
+            ),
+            evidence[0],
+        )
+        lead = _clean(defining.text)
+    key = _same(lead)
+    bullets = [s for s in evidence if _same(s.text) not in key and key not in _same(s.text)]
+    return lead, defining, bullets
+
+
+def _same(text: str) -> str:
+    return re.sub(r"\W+", " ", normalize_whitespace(text).casefold()).strip()
 
 
 @dataclass(frozen=True)
