@@ -49,7 +49,7 @@ def test_pages_cite_and_links_resolve() -> None:
     transformer = pages[1]
     # the lead is the sentence that says what it is, cited, and not repeated as a bullet
     assert transformer.body_markdown.count("A transformer is a stack of attention layers.") == 1
-    assert transformer.cited == (("s1", 3), ("s1", 0))
+    assert transformer.cited == (("s1", 3), ("s1", 0), ("s1", 2))
     assert "Related: [[attention|Attention]]" in transformer.body_markdown
 
 

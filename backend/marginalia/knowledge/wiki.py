@@ -10,6 +10,7 @@ every link resolves.
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -130,6 +131,7 @@ def write_concept_pages(
     centrality = centrality or {}
     evidence: dict[str, list[CitedSentence]] = {}
     mentions: dict[str, int] = {}  # distinct sentences that name the concept
+    named: dict[str, list[CitedSentence]] = defaultdict(list)
     for concept in concepts:
         pattern = _mention_pattern(concept)
         picked: list[CitedSentence] = []
@@ -141,6 +143,7 @@ def write_concept_pages(
                 if key in seen or not pattern.search(sent.text):
                     continue
                 seen.add(key)
+                named[concept.slug].append(sent)
                 if taken < per_source and len(picked) < max_sentences:
                     picked.append(sent)
                     taken += 1
@@ -163,7 +166,7 @@ def write_concept_pages(
     pages: list[WikiPageDraft] = []
     for slug in sorted(chosen):
         concept = chosen[slug]
-        lead, lead_sentence, bullets = _lead_and_bullets(concept, evidence[slug])
+        lead, lead_sentence, bullets = _lead_and_bullets(concept, evidence[slug], named[slug])
         lines = [f"# {_title(concept.name)}", ""]
         if concept.aliases:
             lines += ["Also known as: " + ", ".join(_clean(a) for a in concept.aliases), ""]
@@ -203,7 +206,7 @@ _DEFINING = re.compile(
 
 
 def _lead_and_bullets(
-    concept: WikiConcept, evidence: Sequence[CitedSentence]
+    concept: WikiConcept, evidence: Sequence[CitedSentence], named: Sequence[CitedSentence]
 ) -> tuple[str, CitedSentence | None, list[CitedSentence]]:
     """The page's lead — the concept's definition, else the first sentence that says
     what it is (returned too, to be cited) — and the cited sentences that are not the
@@ -216,7 +219,7 @@ def _lead_and_bullets(
         defining = next(
             (
                 s
-                for s in evidence
+                for s in named
                 if (m := pattern.search(s.text))
                 and _DEFINING.search(s.text[m.end() : m.end() + 40])
             ),
