@@ -21,6 +21,7 @@ were set on the development half of the table gold only (docs/EVAL.md).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -63,6 +64,17 @@ _BACK_MATTER = re.compile(
 _BACK_REFERENCE = re.compile(
     r"^\s*(?:this|these|those|it|its|they|their|such|however|thus|therefore)\b", re.IGNORECASE
 )
+
+
+#: The rank shown as a confidence in 0-1: a logistic curve through 0.5 at rank 0.6 (0.88
+#: at 0.9, 0.27 at 0.45). It orders cells by how well their sentence matched the column;
+#: it is not a calibrated probability (docs/EVAL.md reports it for right and wrong cells).
+CONFIDENCE_MIDPOINT = 0.6
+CONFIDENCE_SCALE = 0.15
+
+
+def confidence_of(rank: float) -> float:
+    return round(1.0 / (1.0 + math.exp(-(rank - CONFIDENCE_MIDPOINT) / CONFIDENCE_SCALE)), 3)
 
 
 @dataclass(frozen=True)
@@ -164,7 +176,7 @@ def fill_cell(evidence: Evidence, profile: Profile, pages: Sequence[Page]) -> Ce
         answer=answer,
         not_reported=False,
         quotes=[quote],
-        confidence=round(max(0.0, min(1.0, chosen.rank)), 3),
+        confidence=confidence_of(chosen.rank),
         searched=searched_refs(evidence.passages),
         produced_by=ENGINE,
     )
