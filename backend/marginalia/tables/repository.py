@@ -316,6 +316,12 @@ _PENDING_FILL = text(
 )
 
 
+async def job_status(session: AsyncSession, job_id: uuid.UUID) -> str | None:
+    """A job's status now (a fill job checks it between cells: a cancel stops it at once)."""
+    found = await session.execute(select(col(Job.status)).where(col(Job.id) == job_id))
+    return found.scalar()
+
+
 async def pending_fill(
     session: AsyncSession, kind: str, workspace_id: uuid.UUID, table_id: uuid.UUID
 ) -> Job | None:

@@ -379,6 +379,9 @@ async def fill_job(ctx: JobContext) -> dict[str, Any]:
         )
         pages: dict[uuid.UUID, Any] = {}
         for i, item in enumerate(todo, 1):
+            async with rt.db.session() as session:
+                if await repo.job_status(session, ctx.job_id) == "cancelled":
+                    ctx.mark_cancelled()  # now, not at the next heartbeat
             ctx.raise_if_cancelled()
             row = item.row
             if row.source_id not in pages:
