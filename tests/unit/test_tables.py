@@ -299,3 +299,13 @@ def test_not_reported_and_text_cells() -> None:
     assert report["not_reported_precision"]["k"] == 1 and report["not_reported_precision"]["n"] == 2
     assert report["quote_verbatim"]["value"] == 1.0 and report["quote_page"]["value"] == 1.0
     assert report["accuracy"]["k"] == 2 and report["accuracy"]["ci95"] is not None
+
+
+def test_data_without_a_name_is_what_the_sentence_says_it_is() -> None:
+    from marginalia.tables.short_answer import data_phrase
+
+    assert data_phrase("Data were collected through focus groups with patients, in 2009.") == (
+        "focus groups with patients"
+    )
+    assert data_phrase("We analysed records obtained from two hospitals; then") == "two hospitals"
+    assert data_phrase("The method is fast.") is None

@@ -20,6 +20,7 @@ from marginalia.cli import (
     research_cmds,
     source_cmds,
     table_cmds,
+    table_eval_cmds,
     user_cmds,
 )
 from marginalia.cli.eval_cmds import eval_app
@@ -53,6 +54,7 @@ backup_cmds.register(app)
 table_cmds.register(app)
 user_cmds.register(app, workspace_app)
 qa_eval_cmds.register(eval_app)
+table_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")
 
 

@@ -12,9 +12,10 @@ Each scored sentence of the source is ranked by::
          − BACK_MATTER_PENALTY   in acknowledgements, funding, references, related work …
 
 A column that wants a count, a name or a date takes the best sentence that offers one
-(:mod:`marginalia.tables.short_answer` cuts it out) — for a count or a dataset, one whose
-wording introduces it as the study's own (the column's cue) —; other columns take the
-best sentence, shown whole. The cell is "not reported" — with the passages searched — when no sentence
+(:mod:`marginalia.tables.short_answer` cuts it out) — for a count, one whose wording
+introduces it as the study's own (the column's cue). A dataset column takes the best
+sentence that introduces data: its names when it gives some, else the phrase saying what
+the data is ("focus groups with …"). Other columns take the best sentence, shown whole. The cell is "not reported" — with the passages searched — when no sentence
 offers the type, or the best rank is under the column's floor. The weights and floors
 were set on the development half of the table gold only (docs/EVAL.md).
 """
@@ -37,7 +38,7 @@ from marginalia.tables.cells import (
 )
 from marginalia.tables.columns import Profile
 from marginalia.tables.evidence import Evidence, SearchedPassage, Sentence
-from marginalia.tables.short_answer import short_answer
+from marginalia.tables.short_answer import data_phrase, sentence_answer, short_answer
 
 ENGINE = "extractive"
 
@@ -142,11 +143,22 @@ def fill_cell(evidence: Evidence, profile: Profile, pages: Sequence[Page]) -> Ce
         return not_reported("no sentence of the source could be scored", evidence.passages, ENGINE)
     ranked = rank_sentences(evidence, profile)
     typed_column = profile.wants_count or profile.wants_name or profile.answer_type == "time"
-    if typed_column:
-        # A count or a dataset is the study's own only where the sentence introduces it so
-        # ("we interviewed 100 outpatients", "we use the X corpus"), not any figure or name.
-        introduced = profile.kind in ("count", "dataset")
-        candidates = [r for r in ranked if r.typed and (r.cue > 0 or not introduced)]
+    chosen: Ranked | None
+    if profile.kind == "dataset":
+        # Data need not have a name ("focus groups with patients", "ray-traced links"):
+        # the best sentence that introduces data, its names when it gives some (the
+        # type bonus prefers those), else what it says the data is.
+        candidates = [r for r in ranked if r.cue > 0]
+        chosen = candidates[0] if candidates and candidates[0].rank >= TYPED_FLOOR else None
+        if chosen is None:
+            return not_reported(
+                "no sentence of the source says what data it uses", evidence.passages, ENGINE
+            )
+        answer = chosen.typed or ""
+    elif typed_column:
+        # A count is the study's own only where the sentence introduces it so ("we
+        # interviewed 100 outpatients", "consists of 32000 links"), not any figure.
+        candidates = [r for r in ranked if r.typed and (r.cue > 0 or profile.kind != "count")]
         chosen = candidates[0] if candidates and candidates[0].rank >= TYPED_FLOOR else None
         if chosen is None:
             what = "count" if profile.wants_count else "name" if profile.wants_name else "date"
@@ -165,13 +177,15 @@ def fill_cell(evidence: Evidence, profile: Profile, pages: Sequence[Page]) -> Ce
                 evidence.passages,
                 ENGINE,
             )
+        answer = ""
     quote = _quote(chosen, pages)
     if quote is None:  # cannot happen for a sentence of the passage; never shown unverified
         return not_reported(
             "the answering sentence could not be verified", evidence.passages, ENGINE
         )
-    if not typed_column:
-        answer = short_answer(profile, quote.text, evidence.question) or ""
+    if not answer:
+        phrase = data_phrase(quote.text) if profile.kind == "dataset" else None
+        answer = phrase or sentence_answer(quote.text)
     return CellResult(
         answer=answer,
         not_reported=False,

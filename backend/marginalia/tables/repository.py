@@ -262,6 +262,18 @@ async def save_cell(session: AsyncSession, values: dict[str, Any]) -> None:
     )
 
 
+async def delete_cells(session: AsyncSession, source_ids: Sequence[uuid.UUID]) -> int:
+    """Forget the cached cells of these sources (every question, every engine)."""
+    if not source_ids:
+        return 0
+    result = await session.execute(
+        delete(EvidenceCell)
+        .where(col(EvidenceCell.source_id).in_(list(source_ids)))
+        .returning(col(EvidenceCell.source_id))
+    )
+    return len(result.all())
+
+
 # ------------------------------------------------------------------------------ reading a source
 
 

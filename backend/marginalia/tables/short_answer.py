@@ -9,6 +9,8 @@
   or acronyms ("Semantic Scholar", "Kamuzu Central Hospital", "Wireless InSite"); not a
   citation ("Ammar et al.", "(Lopez, 2009)") or a table/figure label;
 - a **date** ("when …"): the years and dates the sentence states;
+- data ("which dataset …") without a name: what the sentence says the data is or comes
+  from ("focus groups with patients");
 - anything else: the sentence itself, whitespace collapsed.
 
 Every piece is text of the sentence, so the answer is always checkable against its quote.
@@ -277,6 +279,27 @@ _DATE = re.compile(
 
 def dates_in(sentence: str) -> list[str]:
     return list(dict.fromkeys(m.group() for m in _DATE.finditer(normalize(sentence))))[:MAX_PIECES]
+
+
+_DATA_PHRASE = re.compile(
+    r"\b(?:data(?:\s*sets?)?|corpus|sample|records|observations)\s+(?:of|from|on|consisting\s+of"
+    r"|comprising|including|were\s+(?:collected|obtained|drawn|gathered)\s+(?:from|through|via"
+    r"|with|using|in|at))\s+(?P<what>[^.;:]{3,120})"
+    r"|\b(?:collected|obtained|drawn|gathered|extracted|retrieved|sourced)\s+(?:from|through|via"
+    r"|with|using)\s+(?P<source>[^.;:]{3,120})",
+    re.IGNORECASE,
+)
+
+
+def data_phrase(sentence: str) -> str | None:
+    """What a sentence says its data is or comes from ("data were collected through focus
+    groups with patients" → "focus groups with patients"), cut at the clause's end and at
+    most 12 words; None when it says neither."""
+    m = _DATA_PHRASE.search(normalize(sentence))
+    if m is None:
+        return None
+    words = (m.group("what") or m.group("source") or "").split(",")[0].split()
+    return " ".join(words[:12]).rstrip(")(") or None
 
 
 def sentence_answer(sentence: str) -> str:

@@ -423,6 +423,14 @@ async def fill_job(ctx: JobContext) -> dict[str, Any]:
     }
 
 
+async def forget_cells(rt: Runtime, workspace_id: uuid.UUID) -> int:
+    """Drop every cached cell of the workspace's sources (an eval measuring the engine as
+    it is now, not cells an earlier version computed)."""
+    async with rt.db.transaction() as session:
+        sources = await repo.workspace_sources(session, workspace_id)
+        return await repo.delete_cells(session, sources)
+
+
 async def wait_for(rt: Runtime, job_id: uuid.UUID) -> Job:
     """Follow the job's events until it ends; the finished job."""
     async for _event in job_events(rt, job_id):
