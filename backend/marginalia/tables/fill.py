@@ -13,7 +13,7 @@ from marginalia.llm import LLMProvider
 from marginalia.tables import repository as repo
 from marginalia.tables.cells import CellResult, not_reported
 from marginalia.tables.columns import profile_of
-from marginalia.tables.evidence import source_evidence
+from marginalia.tables.evidence import EvidenceCache, source_evidence
 from marginalia.tables.llm_engine import fill_cell_with_model
 from marginalia.tables.offline_engine import ENGINE, fill_cell
 from marginalia.tables.repository import RowSource
@@ -44,8 +44,10 @@ async def compute_cell(
     row: RowSource,
     question: str,
     pages: list[Page],
+    cache: EvidenceCache | None = None,
 ) -> CellResult:
-    """The cell of ``row``'s source for ``question`` (the module doc)."""
+    """The cell of ``row``'s source for ``question`` (the module doc); ``cache`` keeps the
+    source's text and the queries' vectors from one cell to the next."""
     if row.kind == "metadata":
         return not_reported("the source is a bibliographic record without text", [], ENGINE)
     profile = profile_of(question)
@@ -55,6 +57,7 @@ async def compute_cell(
         source_id=row.source_id,
         question=question,
         query=profile.retrieval_query(question),
+        cache=cache,
     )
     if ctx.llm.is_generative:
         return await fill_cell_with_model(

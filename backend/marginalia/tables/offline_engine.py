@@ -96,7 +96,9 @@ def rank_sentences(evidence: Evidence, profile: Profile) -> list[Ranked]:
         p = by_n[s.passage_n]
         body = p.text[_body_start(p.text, s) : s.end]
         cue = profile.cue(body)
-        typed = short_answer(profile, body, evidence.question) if typed_column else None
+        # Only a sentence that could be chosen is cut (counts and data need the cue).
+        wanted = typed_column and (cue > 0 or profile.kind not in ("count", "dataset"))
+        typed = short_answer(profile, body, evidence.question) if wanted else None
         back = p.section_type == "related_work" or bool(
             p.section_title and _BACK_MATTER.search(p.section_title)
         )

@@ -19,6 +19,7 @@ Every piece is text of the sentence, so the answer is always checkable against i
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from marginalia.answer.quotes import normalize
 from marginalia.knowledge.datasets import detect_datasets
@@ -251,6 +252,7 @@ def _name_runs(sentence: str, asked: set[str]) -> list[str]:
 ORDINARY_ZIPF = 3.5
 
 
+@lru_cache(maxsize=8192)
 def _ordinary_word(run: str) -> bool:
     if " " in run or any(c.isdigit() for c in run) or sum(c.isupper() for c in run) > 1:
         return False

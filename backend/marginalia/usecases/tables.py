@@ -31,6 +31,7 @@ from marginalia.tables.columns import (
     column_problem,
     question_key,
 )
+from marginalia.tables.evidence import EvidenceCache
 from marginalia.tables.export import exported_rows, to_csv, to_markdown
 from marginalia.tables.fill import cell_values, compute_cell, engine_key, source_pages
 from marginalia.tables.schemas import (
@@ -378,6 +379,7 @@ async def fill_job(ctx: JobContext) -> dict[str, Any]:
             data={"todo": len(todo), "cached": total_cells - len(todo), "engine": engine},
         )
         pages: dict[uuid.UUID, Any] = {}
+        cache = EvidenceCache()
         for i, item in enumerate(todo, 1):
             async with rt.db.session() as session:
                 if await repo.job_status(session, ctx.job_id) == "cancelled":
@@ -392,6 +394,7 @@ async def fill_job(ctx: JobContext) -> dict[str, Any]:
                 row=row,
                 question=item.question,
                 pages=pages[row.source_id],
+                cache=cache,
             )
             values = cell_values(
                 row=row, question=item.question, key=item.key, engine=engine, result=result
