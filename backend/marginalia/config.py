@@ -81,6 +81,11 @@ class LLMMaxTokens(BaseModel):
     wiki: int = Field(default=2048, ge=16, description="2-5 wiki pages to create or update.")
     path: int = Field(default=1024, ge=16, description="Takeaways per learning-path step.")
     chat: int = Field(default=1024, ge=16, description="A streamed free-text reply.")
+    table: int = Field(
+        default=384,
+        ge=16,
+        description="One evidence-table cell: a short answer and up to 2 quotes of 400.",
+    )
 
 
 class LLMSettings(BaseModel):
@@ -137,6 +142,14 @@ class LLMSettings(BaseModel):
         description=(
             "Wall time one source's extraction call may take, retries and fallbacks "
             "included; past it the offline engine extracts."
+        ),
+    )
+    table_deadline_s: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "Wall time of one evidence-table cell's call, retries included; past it the cell "
+            "is filled extractively, with a note, and computed again by the next fill."
         ),
     )
     call_deadline_s: float = Field(

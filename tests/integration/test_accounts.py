@@ -67,6 +67,10 @@ async def world(settings: Settings) -> AsyncIterator[World]:
             f"/api/sources/{source}/highlights", json={"page": 1, "quote": "doubled in four hours"}
         )
         assert highlight.status_code == 201, highlight.text
+        table = await owner.post(
+            f"/api/workspaces/{ws}/tables", json={"columns": ["How fast?"], "fill": False}
+        )
+        assert table.status_code == 201, table.text
         shared = await owner.put(
             f"/api/workspaces/{ws}/members", json={"email": users["reader"].email, "role": "reader"}
         )
@@ -82,6 +86,8 @@ async def world(settings: Settings) -> AsyncIterator[World]:
         "step_id": str(uuid.uuid4()),
         "slug": "sourdough",
         "revision": "1",
+        "table_id": table.json()["table"]["id"],
+        "column_id": table.json()["table"]["columns"][0]["id"],
     }
     try:
         yield World(app, rt, tokens, ids)

@@ -81,6 +81,7 @@ def test_limits_come_from_settings_for_every_call_type() -> None:
                 "answer_deadline_s": 7,
                 "extraction_deadline_s": 11,
                 "call_deadline_s": 3,
+                "table_deadline_s": 5,
                 "max_tokens": {"synthesis": 300, "wiki": 900},
             }
         )
@@ -90,9 +91,9 @@ def test_limits_come_from_settings_for_every_call_type() -> None:
     assert limits.max_tokens["extraction"] == LLMSettings().max_tokens.extraction
     assert limits.deadlines_s["synthesis"] == 7
     assert limits.deadlines_s["extraction"] == 11
-    assert {limits.deadlines_s[c] for c in CALL_TYPES if c not in {"synthesis", "extraction"}} == {
-        3
-    }
+    assert limits.deadlines_s["table"] == 5  # an evidence-table cell has its own
+    own = {"synthesis", "extraction", "table"}
+    assert {limits.deadlines_s[c] for c in CALL_TYPES if c not in own} == {3}
     before = time.monotonic()
     assert 6.9 <= limits.deadline("synthesis").expires_at - before <= 7.1
     shared = Deadline.after(1)

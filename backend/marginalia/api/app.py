@@ -30,6 +30,7 @@ from marginalia.api.routes import (
     notes,
     research,
     sources,
+    tables,
     workspaces,
 )
 from marginalia.api.stream_schemas import install_stream_schemas
@@ -76,7 +77,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     for public in (health, auth):
         app.include_router(public.router)
     # Every other route runs the access check (a no-op in local mode).
-    for module in (workspaces, sources, knowledge, research, answers, jobs, notes):
+    for module in (workspaces, sources, knowledge, research, answers, jobs, notes, tables):
         app.include_router(module.router, dependencies=[Depends(require_access)])
     install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)

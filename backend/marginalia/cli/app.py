@@ -19,6 +19,8 @@ from marginalia.cli import (
     qa_eval_cmds,
     research_cmds,
     source_cmds,
+    table_cmds,
+    table_eval_cmds,
     user_cmds,
 )
 from marginalia.cli.eval_cmds import eval_app
@@ -49,8 +51,10 @@ source_cmds.register(app)
 mcp_cmds.register(app)
 export_cmds.register(app)
 backup_cmds.register(app)
+table_cmds.register(app)
 user_cmds.register(app, workspace_app)
 qa_eval_cmds.register(eval_app)
+table_eval_cmds.register(eval_app)
 app.add_typer(eval_app, name="eval")
 
 

@@ -547,3 +547,9 @@ from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the
     RetrievalTerm,
 )
 from marginalia.db.models_sentences import ChunkSentence  # noqa: E402, F401  (registers the table)
+from marginalia.db.models_tables import (  # noqa: E402, F401  (registers the tables)
+    EvidenceCell,
+    EvidenceTable,
+    EvidenceTableColumn,
+    EvidenceTableRow,
+)

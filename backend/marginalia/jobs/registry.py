@@ -52,4 +52,5 @@ _JOB_MODULES = [
     "marginalia.usecases.knowledge",
     "marginalia.usecases.paths",
     "marginalia.usecases.research",
+    "marginalia.usecases.tables",
 ]

@@ -30,6 +30,7 @@ class CallLimits:
         deadlines: dict[CallType, float] = {c: settings.call_deadline_s for c in CALL_TYPES}
         deadlines["synthesis"] = settings.answer_deadline_s
         deadlines["extraction"] = settings.extraction_deadline_s
+        deadlines["table"] = settings.table_deadline_s
         return cls(
             max_tokens={c: int(getattr(settings.max_tokens, c)) for c in CALL_TYPES},
             deadlines_s=deadlines,

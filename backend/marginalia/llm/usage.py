@@ -22,8 +22,11 @@ from marginalia.llm.errors import (
 Task = Literal["extraction", "synthesis"]
 #: Picks the limits of one call: its ``max_tokens`` and its deadline (settings
 #: ``llm.max_tokens.<call>``; ``llm.answer_deadline_s`` for synthesis,
-#: ``llm.extraction_deadline_s`` for extraction, ``llm.call_deadline_s`` for the others).
-CallType = Literal["synthesis", "extraction", "decomposition", "evidence", "wiki", "path", "chat"]
+#: ``llm.extraction_deadline_s`` for extraction, ``llm.table_deadline_s`` for a table cell,
+#: ``llm.call_deadline_s`` for the others).
+CallType = Literal[
+    "synthesis", "extraction", "decomposition", "evidence", "wiki", "path", "chat", "table"
+]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,9 @@ Tools: ``list_workspaces``; ``search`` (``workspace`` id or name, ``query``) →
 with source, page, section and score; ``ask`` (``workspace``, ``question``) → claims
 with verbatim quotes and citations, or the refusal; ``get_source`` (id or unique id
 prefix); ``add_source`` (``workspace``, a URL or DOI, fetched through the same safe
-fetcher as research). Resources: every wiki page, ``marginalia://wiki/{workspace}/{slug}``
+fetcher as research); ``extract_table`` (``workspace``, ``columns``: questions) → per
+source, per column, a short answer with its verbatim quotes and pages, or "not reported".
+Resources: every wiki page, ``marginalia://wiki/{workspace}/{slug}``
 (listed afresh on each request), and ``marginalia://workspaces``.
 
 The runtime (database, embedder, jobs) is opened on first use inside the transport — on
@@ -135,6 +137,17 @@ def build_server(holder: RuntimeHolder) -> MarginaliaMCP:
         """Fetch a paper by URL or DOI (through the safe fetcher: public http(s) only,
         size-capped) and ingest it into the workspace; waits for the ingest job."""
         return await _tool(holder, lambda rt: agent.add_source(rt, workspace, url_or_doi))
+
+    @server.tool()
+    async def extract_table(
+        workspace: str, columns: list[str], sources: list[str] | None = None
+    ) -> dict[str, Any]:
+        """An evidence table: rows are the workspace's sources (or ``sources``: ids or
+        unique prefixes), columns are your questions ("Which dataset is used?", "How many
+        participants?"). Each cell is a short answer with the verbatim quotes it rests on
+        and their pages, or not_reported when the source does not say. Cells computed
+        before are reused."""
+        return await _tool(holder, lambda rt: agent.extract_table(rt, workspace, columns, sources))
 
     @server.resource(
         "marginalia://wiki/{workspace}/{slug}", name="wiki-page", mime_type="text/markdown"

@@ -1,6 +1,7 @@
 """What an agent asks of a workspace (the MCP server's tools and resources,
 :mod:`marginalia.mcp`): workspaces, passages for a query, a cited answer, one source's
-record, adding a source by URL or DOI (through the safe fetcher), the wiki pages.
+record, adding a source by URL or DOI (through the safe fetcher), an evidence table, the
+wiki pages.
 Everything returns plain JSON-able data; workspaces are named by id, name or id prefix."""
 
 from __future__ import annotations
@@ -17,15 +18,18 @@ from marginalia.retrieval.hybrid import hybrid_search
 from marginalia.runtime import Runtime
 from marginalia.sources.candidate import normalize_doi
 from marginalia.sources.fetch import FetchError, SafeFetcher
+from marginalia.tables.export import exported_rows
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import knowledge as knowledge_usecase
 from marginalia.usecases import sources as sources_usecase
+from marginalia.usecases import tables as tables_usecase
 from marginalia.usecases import workspaces as ws_usecase
 from marginalia.usecases.jobs import get_job, job_events
 from marginalia.usecases.lookup import resolve_id
 
 MAX_PASSAGES = 20
 ADD_SOURCE_WAIT_S = 300.0
+TABLE_WAIT_S = 300.0
 
 
 async def workspaces(rt: Runtime) -> list[dict[str, Any]]:
@@ -182,6 +186,32 @@ async def add_source(rt: Runtime, workspace: str, ref: str) -> dict[str, Any]:
         "source_id": files[0].get("source_id"),
         "outcome": files[0].get("status"),
         "detail": done.error or files[0].get("error"),
+    }
+
+
+async def extract_table(
+    rt: Runtime, workspace: str, columns: list[str], sources: list[str] | None = None
+) -> dict[str, Any]:
+    """An evidence table of the workspace: per source, per column, a short answer with its
+    verbatim quotes and pages, or not reported. Cells already computed are reused; waits
+    for the fill job at most :data:`TABLE_WAIT_S` (then the cells filled so far)."""
+    ws = await ws_usecase.find_workspace(rt, workspace)
+    source_ids = [await resolve_id(rt, "source", s) for s in sources] if sources else None
+    started = await tables_usecase.find_or_create(rt, ws.id, columns, source_ids)
+    status = "succeeded"
+    if started.job_id is not None:
+        try:
+            done = await asyncio.wait_for(tables_usecase.wait_for(rt, started.job_id), TABLE_WAIT_S)
+            status = done.status
+        except TimeoutError:
+            status = "running"
+    table = await tables_usecase.get_table(rt, ws.id, started.table.id)
+    return {
+        "workspace": {"id": str(ws.id), "name": ws.name},
+        "table_id": str(table.id),
+        "status": status,
+        "job_id": str(started.job_id) if started.job_id else None,
+        "rows": [r.model_dump(mode="json") for r in exported_rows(table)],
     }
 
 

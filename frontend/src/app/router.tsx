@@ -40,6 +40,10 @@ export const router = createBrowserRouter([
             lazy: async () => ({ Component: (await import('../views/evidence/EvidenceView')).EvidencePage }),
           },
           {
+            path: 'table/:tableId?',
+            lazy: async () => ({ Component: (await import('../views/table/TablesPage')).TablesPage }),
+          },
+          {
             path: 'wiki/:slug?',
             lazy: async () => ({ Component: (await import('../views/wiki/WikiPage')).WikiView }),
           },

@@ -10,6 +10,7 @@ const tabs = [
   { to: 'path', label: 'Learning path' },
   { to: 'wiki', label: 'Wiki' },
   { to: 'evidence', label: 'Evidence' },
+  { to: 'table', label: 'Tables' },
 ]
 
 export function WorkspaceLayout() {
