@@ -7,14 +7,15 @@ Contexts are built exactly as the ask flow builds them (``answer.service.retriev
 follow-up with its parent's question as history) on a workspace kept by
 ``marginalia eval qa --keep``; the candidate sentences and their support are those of
 ``answer.offline.score_sentences`` (the same inputs ``answer_from_context`` reads). Three
-orders of the same candidates are compared: ``support`` (the evidence signal),
+orders of the same candidates are compared (and a fourth, their parameter-free
+reciprocal rank fusion ``rrf_claim_rank_cross_encoder``, k 60): ``support`` (the evidence signal),
 ``claim_rank`` (support + the expected-type bonus + the passage prior: how claims are
 ordered today) and ``cross_encoder`` (the model's logit for (question, sentence); for a
 follow-up the question with its history terms, as retrieval reads it). Also reported:
 how many items have a gold sentence among the candidates at all (the ceiling), and the
 cross-encoder's scoring time per item with the sentence count.
 
-Retrieval's own rerank follows the settings (``MARGINALIA_RETRIEVAL__RERANK``), so the
+Retrieval's own rerank follows the settings (``MARGINALIA_RETRIEVAL__RERANK_MODEL_DIR``), so the
 sentence orders are compared on today's contexts (rerank off) or on the reranked ones.
 Prints one JSON object (aggregates only).
 
@@ -41,7 +42,17 @@ from marginalia.llm import ChatMessage
 from marginalia.retrieval.rerank import OnnxCrossEncoder
 
 TOP = 3
-ORDERS = ("support", "claim_rank", "cross_encoder")
+ORDERS = ("support", "claim_rank", "cross_encoder", "rrf_claim_rank_cross_encoder")
+#: Reciprocal rank fusion's usual k (not fitted): the parameter-free way to combine two orders.
+RRF_K = 60
+
+
+def rrf(*orders: list[str]) -> list[str]:
+    score: dict[str, float] = {}
+    for order in orders:
+        for rank, text in enumerate(order, start=1):
+            score[text] = score.get(text, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(score, key=lambda t: -score[t])
 
 
 def _hit(sentences: list[str], gold: list[str]) -> bool:
@@ -113,6 +124,9 @@ async def sentence_ranking(
                 ],
                 "ceiling": texts,
             }
+            ranked["rrf_claim_rank_cross_encoder"] = rrf(
+                ranked["claim_rank"], ranked["cross_encoder"]
+            )
             kind = "follow_ups" if it.follow_up_of else "first"
             for order, sentences in ranked.items():
                 ok = (
@@ -128,7 +142,7 @@ async def sentence_ranking(
         "set": set_path,
         "split": split,
         "model": str(model_dir),
-        "rerank": rt.settings.retrieval.rerank,
+        "rerank_model_dir": str(rt.settings.retrieval.rerank_model_dir),
     }
     for order, kinds in hits.items():
         k = kinds["first"][0] + kinds["follow_ups"][0]
