@@ -39,8 +39,9 @@ fuzz: setup
 	$(UV) run --frozen python scripts/fuzz_api.py --mode local
 	$(UV) run --frozen python scripts/fuzz_api.py --mode accounts
 
-# The shipped cross-encoder, rebuilt from scratch on the CPU (eval/reranker/train.sh: data,
-# training in its own venv, ONNX int8 export, model card; about an hour on a busy machine).
+# The cross-encoder trained here, rebuilt from scratch on the CPU into eval/reranker/model
+# (eval/reranker/train.sh: data, training in its own venv, ONNX int8 export, model card;
+# about an hour on a busy machine). Not shipped: it measured no better (docs/EVAL.md).
 train-reranker: setup
 	eval/reranker/train.sh
 

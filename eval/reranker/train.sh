@@ -6,14 +6,16 @@
 #
 #   eval/reranker/train.sh            # or: make train-reranker
 #
-# Environment: SEED (32), EPOCHS (0.55), LR (5e-5), MODEL_DIR (the shipped folder).
+# Environment: SEED (32), EPOCHS (0.55), LR (5e-5), MODEL_DIR (eval/reranker/model, not
+# committed: the model measured no better than what it would replace and is not shipped,
+# docs/EVAL.md; point settings.retrieval.rerank_model_dir at the folder to try it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.local/bin:$PATH"
 SEED="${SEED:-32}"
 EPOCHS="${EPOCHS:-0.55}"
 LR="${LR:-5e-5}"
-MODEL_DIR="${MODEL_DIR:-backend/marginalia/retrieval/models/marginalia-answer-ce}"
+MODEL_DIR="${MODEL_DIR:-eval/reranker/model}"
 VENV=eval/.venv-train
 DATA=eval/reranker/data
 OUT=eval/reranker/out
