@@ -364,8 +364,8 @@ async def _run(
 
 
 def select_queries(
-    qrels: Mapping[str, Mapping[str, int]], query_ids: Sequence[str]
-) -> dict[str, Mapping[str, int]]:
+    qrels: Mapping[str, dict[str, int]], query_ids: Sequence[str]
+) -> dict[str, dict[str, int]]:
     """The judgements of ``query_ids`` only (e.g. queries held out of a model's training);
     an id the split does not judge is an error, not silently dropped."""
     wanted = list(dict.fromkeys(q.strip() for q in query_ids if q.strip()))
