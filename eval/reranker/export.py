@@ -37,6 +37,26 @@ def onnx_scores(
     return np.asarray(session.run(None, feeds)[0])[:, 0]
 
 
+def export_onnx(model: torch.nn.Module, example: dict[str, torch.Tensor], path: Path) -> None:
+    """fp32 ONNX of a (input_ids, attention_mask, token_type_ids) → logits model, batch and
+    sequence dynamic (the TorchScript exporter: the graph keeps the attention mask)."""
+    torch.onnx.export(
+        model,
+        (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
+        str(path),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={
+            "input_ids": {0: "batch", 1: "sequence"},
+            "attention_mask": {0: "batch", 1: "sequence"},
+            "token_type_ids": {0: "batch", 1: "sequence"},
+            "logits": {0: "batch"},
+        },
+        opset_version=17,
+        dynamo=False,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--checkpoint", type=Path, required=True)
@@ -59,21 +79,7 @@ def main() -> None:
     example = encode(tok, [("what is measured?", "The accuracy is measured on a test set.")] * 2)
     args.model_dir.mkdir(parents=True, exist_ok=True)
     fp32 = args.checkpoint / "model-fp32.onnx"
-    torch.onnx.export(
-        model,
-        (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
-        str(fp32),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={
-            "input_ids": {0: "batch", 1: "sequence"},
-            "attention_mask": {0: "batch", 1: "sequence"},
-            "token_type_ids": {0: "batch", 1: "sequence"},
-            "logits": {0: "batch"},
-        },
-        opset_version=17,
-        dynamo=False,
-    )
+    export_onnx(model, example, fp32)
     int8 = args.model_dir / "model.onnx"
     quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
 

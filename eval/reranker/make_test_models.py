@@ -8,12 +8,16 @@ they differ from each other, so a test can tell which folder the stage loaded.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import torch
 from onnxruntime.quantization import QuantType, quantize_dynamic
 from torch import nn
 from transformers import BertConfig, BertModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from export import export_onnx
 
 OUT = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "tiny_cross_encoders"
 
@@ -50,20 +54,8 @@ def main() -> None:
         mask = (ids > 0).long()
         types = torch.tensor([[0, 0, 0, 1, 1, 0], [0, 0, 0, 1, 1, 1]])
         fp32 = folder / "fp32.onnx"
-        torch.onnx.export(
-            model,
-            (ids, mask, types),
-            str(fp32),
-            input_names=["input_ids", "attention_mask", "token_type_ids"],
-            output_names=["logits"],
-            dynamic_axes={
-                "input_ids": {0: "batch", 1: "sequence"},
-                "attention_mask": {0: "batch", 1: "sequence"},
-                "token_type_ids": {0: "batch", 1: "sequence"},
-                "logits": {0: "batch"},
-            },
-            opset_version=17,
-            dynamo=False,
+        export_onnx(
+            model, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}, fp32
         )
         quantize_dynamic(str(fp32), str(folder / "model.onnx"), weight_type=QuantType.QInt8)
         fp32.unlink()
