@@ -11,7 +11,7 @@ WEB := frontend
 WEB_SOURCES := $(shell find $(WEB)/src $(WEB)/public -type f 2>/dev/null) \
 	$(WEB)/index.html $(WEB)/package.json $(WEB)/package-lock.json $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 
-.PHONY: run test fuzz setup lint services check web web-setup web-check web-api web-api-check web-unit web-e2e web-bench
+.PHONY: run test fuzz setup lint services check train-reranker web web-setup web-check web-api web-api-check web-unit web-e2e web-bench
 
 setup:
 	@command -v $(UV) >/dev/null 2>&1 || python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
@@ -38,6 +38,12 @@ test: setup services lint web-check
 fuzz: setup
 	$(UV) run --frozen python scripts/fuzz_api.py --mode local
 	$(UV) run --frozen python scripts/fuzz_api.py --mode accounts
+
+# The cross-encoder trained here, rebuilt from scratch on the CPU into eval/reranker/model
+# (eval/reranker/train.sh: data, training in its own venv, ONNX int8 export, model card;
+# about an hour on a busy machine). Not shipped: it measured no better (docs/EVAL.md).
+train-reranker: setup
+	eval/reranker/train.sh
 
 # ------------------------------------------------------------------ web app (frontend/)
 

@@ -351,7 +351,15 @@ class RetrievalSettings(BaseModel):
     rerank_model_dir: Path | None = Field(
         default=None,
         description="folder of an ONNX cross-encoder (model.onnx, tokenizer.json); unset: "
-        "no rerank",
+        "no rerank (the cross-encoder trained by eval/reranker/train.sh measured no better "
+        "than the fusion, docs/EVAL.md)",
+    )
+    rerank_threads: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="onnxruntime threads of one cross-encoder call (1: concurrent requests "
+        "each take a core instead of contending)",
     )
     calibration_path: Path | None = Field(
         default=None,

@@ -17,9 +17,11 @@ from marginalia.evaluation.retrieval import (
     evaluate_retrieval,
     mrr_at,
     ndcg_at,
+    read_query_ids,
     recall_at,
     render_markdown,
     run_retrieval_eval,
+    select_queries,
 )
 from marginalia.evaluation.stats import wilson
 from marginalia.retrieval.beir import _batches, import_beir, load_qrels, load_queries
@@ -147,6 +149,24 @@ def test_missing_split_is_a_clear_error(mini_beir: Path) -> None:
         run_retrieval_eval(mini_beir, "test")
     with pytest.raises(ValidationFailed, match="unknown legs"):
         run_retrieval_eval(mini_beir, "dev", legs=["bm42"])
+
+
+def test_query_id_lists_select_judged_queries(mini_beir: Path, tmp_path: Path) -> None:
+    qrels = load_qrels(mini_beir, "dev")
+    first, second = sorted(qrels)[:2]
+    ids = tmp_path / "ids.txt"
+    ids.write_text(f"# held out\n{second}\n\n{first}\n{second}\n", encoding="utf-8")
+    assert read_query_ids(ids) == [second, first, second]
+    assert list(select_queries(qrels, read_query_ids(ids))) == [second, first]
+    with pytest.raises(ValidationFailed, match="no judgement"):
+        select_queries(qrels, [first, "no-such-query"])
+    with pytest.raises(ValidationFailed, match="empty"):
+        select_queries(qrels, [])
+    with pytest.raises(ValidationFailed, match="not found"):
+        run_retrieval_eval(mini_beir, "dev", query_ids_file=tmp_path / "missing.txt")
+    ids.write_text("no-such-query\n", encoding="utf-8")
+    with pytest.raises(ValidationFailed, match="no judgement"):
+        run_retrieval_eval(mini_beir, "dev", query_ids_file=ids)
 
 
 def test_markdown_report_renders() -> None:

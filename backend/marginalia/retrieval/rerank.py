@@ -1,14 +1,19 @@
 """The optional rerank stage: a cross-encoder scoring (query, passage) pairs.
 
 Off by default: no cross-encoder ships in any package this project can install
-(DESIGN §4). Point ``settings.retrieval.rerank_model_dir`` (env
-``MARGINALIA_RETRIEVAL__RERANK_MODEL_DIR``) at a folder holding an ONNX export of a
-cross-encoder — ``model.onnx`` and its ``tokenizer.json`` (e.g. an export of
+(DESIGN §4), and the one trained here from all-MiniLM-L6-v2 (``eval/reranker/train.sh``)
+measured no better than the fusion and today's sentence support on data it never saw
+(docs/EVAL.md, "A cross-encoder trained here"), so it is not shipped. Point
+``settings.retrieval.rerank_model_dir`` (env ``MARGINALIA_RETRIEVAL__RERANK_MODEL_DIR``)
+at a folder holding an ONNX export of a cross-encoder — ``model.onnx`` and its
+``tokenizer.json`` (e.g. the folder ``eval/reranker/train.sh`` writes, or an export of
 cross-encoder/ms-marco-MiniLM-L-6-v2) — and the stage turns on.
 
 A cross-encoder reads query and passage together, truncated to its window: the pair is
 cut from the passage side ("only_second"), which only affects the rerank score, never
-stored text or embeddings.
+stored text or embeddings; a query longer than a quarter of the window is cut to that
+many words first so that the passage keeps room. Pairs are scored in batches of similar
+length (the cost is the padded length), on ``rerank_threads`` onnxruntime threads.
 """
 
 from __future__ import annotations
@@ -42,7 +47,14 @@ class Reranker(Protocol):
 class OnnxCrossEncoder:
     """A cross-encoder exported to ONNX, run with onnxruntime + tokenizers."""
 
-    def __init__(self, model_dir: Path, *, batch_size: int = 16, max_length: int | None = None):
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        batch_size: int = 32,
+        max_length: int | None = None,
+        threads: int = 1,
+    ):
         self.model_dir = Path(model_dir)
         model = self.model_dir / "model.onnx"
         tok = self.model_dir / "tokenizer.json"
@@ -58,26 +70,51 @@ class OnnxCrossEncoder:
         self.name = f"onnx:{self.model_dir.name}"
         self.batch_size = batch_size
         self._lock = threading.Lock()
-        self._session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        try:
+            self._session = ort.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tok))
+            limit = max_length or self._configured_max_length() or 512
+        except Exception as exc:  # onnxruntime and tokenizers raise their own types
+            raise RerankerError(
+                f"rerank model folder {self.model_dir} could not be loaded as an ONNX "
+                f"cross-encoder: {str(exc).splitlines()[0][:300]}"
+            ) from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(tok))
-        limit = max_length or self._configured_max_length() or 512
         self._tokenizer.enable_truncation(max_length=limit, strategy="only_second")
         self._tokenizer.enable_padding()
+        # Truncation cuts the passage side only, so the query must leave it room.
+        self._query_words = max(8, limit // 4)
 
     def _configured_max_length(self) -> int | None:
         cfg = self.model_dir / "tokenizer_config.json"
         if not cfg.is_file():
             return None
-        value = json.loads(cfg.read_text(encoding="utf-8")).get("model_max_length")
+        try:
+            value = json.loads(cfg.read_text(encoding="utf-8")).get("model_max_length")
+        except (ValueError, AttributeError) as exc:
+            raise RerankerError(f"{cfg} is not a JSON object: {exc}") from exc
         return int(value) if isinstance(value, int | float) and 0 < value <= 8192 else None
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
-        scores: list[float] = []
-        for start in range(0, len(passages), self.batch_size):
-            batch = [(query, p) for p in passages[start : start + self.batch_size]]
-            with self._lock:
-                encodings = self._tokenizer.encode_batch(batch)
+        if not passages:
+            return []
+        query = " ".join(query.split()[: self._query_words])
+        pairs = [(query, p) for p in passages]
+        scores = np.zeros(len(pairs), dtype=np.float64)
+        with self._lock:
+            self._tokenizer.no_padding()
+            lengths = [len(e.ids) for e in self._tokenizer.encode_batch(pairs)]
+            self._tokenizer.enable_padding()
+            # Batches of similar length: the cost is the padded length.
+            order = sorted(range(len(pairs)), key=lambda i: lengths[i])
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                encodings = self._tokenizer.encode_batch([pairs[i] for i in idx])
                 feeds: dict[str, Any] = {}
                 if "input_ids" in self._inputs:
                     feeds["input_ids"] = np.array([e.ids for e in encodings], dtype=np.int64)
@@ -90,8 +127,8 @@ class OnnxCrossEncoder:
                         [e.type_ids for e in encodings], dtype=np.int64
                     )
                 logits = np.asarray(self._session.run(None, feeds)[0], dtype=np.float64)
-            scores.extend(_relevance(logits).tolist())
-        return scores
+                scores[idx] = _relevance(logits)
+        return scores.tolist()
 
 
 def _relevance(logits: np.ndarray) -> np.ndarray:
@@ -114,5 +151,5 @@ def reranker_from_settings(settings: RetrievalSettings) -> Reranker | None:
     path = Path(settings.rerank_model_dir).expanduser().resolve()
     with _cache_lock:
         if path not in _cache:
-            _cache[path] = OnnxCrossEncoder(path)
+            _cache[path] = OnnxCrossEncoder(path, threads=settings.rerank_threads)
         return _cache[path]
