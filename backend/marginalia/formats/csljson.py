@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from marginalia.formats.limits import field_failure
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
 from marginalia.sources.candidate import Candidate, normalize_arxiv_id
 
@@ -75,21 +76,38 @@ def _record(item: Any, position: int) -> ImportRecord | ImportFailure:
         for n in re.split(r"\n\s*\n", raw_note or "")
         if n.strip() and not re.match(r"^\s*(?:arxiv|publisher|doi)\s*:", n, re.I)
     ]
+    abstract = _text(item, "abstract")
+    url = _text(item, "URL")
+    doi = _text(item, "DOI")
+    venue = _text(item, "container-title") or _text(item, "event-title")
+    raw_files = item.get("file")
+    files = raw_files if isinstance(raw_files, list) else [raw_files]
+    attachments = [f for f in files if isinstance(f, str) and f.strip()]
+    too_long = field_failure(
+        key,
+        title=title,
+        abstract=abstract,
+        venue=venue,
+        authors=authors,
+        url=url,
+        doi=doi,
+        notes=notes,
+        attachments=attachments,
+    )
+    if too_long is not None:
+        return too_long
     candidate = Candidate(
         title=title,
         authors=authors,
         year=_year(item),
-        abstract=_text(item, "abstract"),
-        url=_text(item, "URL"),
-        doi=_text(item, "DOI"),
+        abstract=abstract,
+        url=url,
+        doi=doi,
         arxiv_id=_arxiv(item),
-        venue=_text(item, "container-title") or _text(item, "event-title"),
+        venue=venue,
         origin="csl-json",
         source_id=key,
     )
-    raw_files = item.get("file")
-    files = raw_files if isinstance(raw_files, list) else [raw_files]
-    attachments = [f for f in files if isinstance(f, str) and f.strip()]
     return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
 
 
@@ -100,6 +118,8 @@ def parse_csl_json(text: str) -> ParsedImport:
         data = json.loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"cannot parse CSL-JSON: {exc}") from exc
+    except RecursionError:
+        raise ImportFormatError("cannot parse CSL-JSON: it is nested too deeply") from None
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         data = data["items"]
     items = data if isinstance(data, list) else [data]
