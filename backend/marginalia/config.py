@@ -325,6 +325,33 @@ class AuthSettings(BaseModel):
         default=False,
         description="mark the session cookie Secure (set when served over HTTPS)",
     )
+    # Sign-in back-off (issue 34): attempts are counted per account and per client
+    # address; past the free ones each attempt is followed by a block that doubles.
+    sign_in_free_attempts: int = Field(
+        default=5, ge=1, description="sign-in attempts per account before the back-off starts"
+    )
+    sign_in_free_attempts_per_address: int = Field(
+        default=20,
+        ge=1,
+        description="sign-in attempts from one client address before the back-off starts",
+    )
+    sign_in_backoff_s: float = Field(
+        default=1.0, gt=0, description="the first back-off after the free attempts, seconds"
+    )
+    sign_in_backoff_max_s: float = Field(
+        default=900.0, gt=0, description="the longest back-off (each doubles up to it), seconds"
+    )
+    sign_in_forget_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="quiet time after which an account's or address's attempts are forgotten",
+    )
+    password_hash_threads: int = Field(
+        default=1,
+        ge=1,
+        description="password hashes (argon2, 64 MiB each) computed at once, in low-priority "
+        "threads off the event loop",
+    )
 
 
 class RetrievalSettings(BaseModel):
