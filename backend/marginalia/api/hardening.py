@@ -12,9 +12,9 @@ and text bodies, so NDJSON/SSE streams and uploads keep streaming):
 * :class:`RequestGuard`: a NUL character in the path, the query string, a header, a JSON
   body (any string or key) or a text body is refused with a 422 before a route runs
   (PostgreSQL cannot store NUL in text). Before a byte of a POST/PUT/PATCH body is read
-  (issue 34): a ``Content-Length`` over the limit for its type is a 413, and in accounts
-  mode a request without valid credentials to a non-public route is a 401
-  (``authenticate``, from ``api.deps``). A multipart body is then counted while it
+  (issue 34): in accounts mode a request without valid credentials to a non-public route
+  is a 401 (``authenticate``, from ``api.deps``), then a ``Content-Length`` over the
+  limit for its type is a 413. A multipart body is then counted while it
   streams in — a part larger than the upload limit, or a body larger than
   ``MAX_UPLOAD_PARTS`` such parts, is answered 413 at once, the rest never read — and
   any other body (JSON, text, BibTeX, ``application/octet-stream``, no type) is read up
@@ -215,17 +215,17 @@ class RequestGuard:
         multipart = ctype_s == "multipart/form-data" and bool(options.get(b"boundary"))
         public = is_public(scope.get("path", ""))
         limit = MAX_PUBLIC_BODY if public else self.body_limit if multipart else MAX_TEXT_BODY
+        if not public:
+            denied = await self.authenticate(scope)
+            if denied is not None:
+                await send_error(send, 401, "unauthorized", denied)
+                return
         declared = headers.get(b"content-length", b"").strip()
         if declared and (not declared.isdigit() or len(declared) > 15 or int(declared) > limit):
             files = multipart and not public
             shown = self.part_limit if files else limit
             await send_error(send, 413, "payload_too_large", _too_large(shown, files))
             return
-        if not public:
-            denied = await self.authenticate(scope)
-            if denied is not None:
-                await send_error(send, 401, "unauthorized", denied)
-                return
         if multipart and not public:
             await self._multipart(scope, receive, send, options[b"boundary"])
         else:

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import re
 
-from marginalia.formats.limits import BIBTEX_FIELDS, MAX_EXPANDED_CHARS, field_failure
+from marginalia.formats.limits import (
+    BIBTEX_FIELDS,
+    BIBTEX_STATED,
+    MAX_EXPANDED_CHARS,
+    field_failure,
+)
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
 from marginalia.sources.bibtex import _arxiv_id, _split_authors, _year, clean_latex
 from marginalia.sources.bibtex_macros import MacroBomb, load_bounded
@@ -153,7 +158,9 @@ def parse_bibtex_export(text: str) -> ParsedImport:
     if not text.strip():
         raise ImportFormatError("empty BibTeX input")
     try:
-        loaded = load_bounded(text, BIBTEX_FIELDS, budget=MAX_EXPANDED_CHARS)
+        loaded = load_bounded(
+            text, BIBTEX_FIELDS, budget=MAX_EXPANDED_CHARS, stated=BIBTEX_STATED
+        )
     except MacroBomb as exc:
         raise ImportFormatError(str(exc)) from None
     except Exception as exc:  # bibtexparser raises pyparsing and assorted errors

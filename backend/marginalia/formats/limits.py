@@ -43,6 +43,14 @@ BIBTEX_FIELDS: dict[str, int] = {
 }
 
 
+# What a refusal names as a BibTeX field's limit: the limit once its LaTeX is read.
+BIBTEX_STATED: dict[str, int] = {
+    "title": limits.TITLE,
+    "abstract": limits.ABSTRACT,
+    **{name: limits.VENUE for name in ("journal", "journaltitle", "booktitle")},
+}
+
+
 def field_failure(
     key: str,
     *,

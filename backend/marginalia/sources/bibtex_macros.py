@@ -29,6 +29,8 @@ from bibtexparser.bparser import BibTexParser
 
 # Lengths are counted exactly up to here (2**39 × 10 is far below), then saturate.
 _LENGTH_CAP = 10**18
+# A macro's expansion is kept for reuse up to this many characters.
+_CACHED = 1 << 20
 
 
 class MacroBomb(ValueError):
@@ -46,8 +48,7 @@ class TooLong:
     def detail(self) -> str:
         return (
             f"entry {self.entry}: the {self.field} is {self.length:,} characters long "
-            f"(at most {self.limit:,} as written, LaTeX markup included); the entry was "
-            "not imported"
+            f"(at most {self.limit:,}); the entry was not imported"
         )
 
 
@@ -69,6 +70,7 @@ class MacroExpander:
         self.strings = {k.lower(): v for k, v in strings.items()}
         self.cap = cap  # lengths saturate just past this (the numbers stay small)
         self._lengths: dict[str, int] = {}
+        self._texts: dict[str, str] = {}  # expansions of macros up to _CACHED characters
         self._open: set[str] = set()
 
     def length(self, value: Any) -> int:
@@ -97,12 +99,18 @@ class MacroExpander:
         """The value's text; call only after :meth:`length` said it fits."""
         out: list[str] = []
         for part in _parts(value):
-            if isinstance(part, BibDataString):
-                macro = self.strings.get(part.name.lower())
-                out.append(self.expand(macro) if macro is not None else "")
-            else:
-                out.append(part)
+            out.append(self._macro_text(part.name) if isinstance(part, BibDataString) else part)
         return "".join(out)
+
+    def _macro_text(self, name: str) -> str:
+        name = name.lower()
+        if name in self._texts:
+            return self._texts[name]
+        macro = self.strings.get(name)
+        text = self.expand(macro) if macro is not None else ""
+        if len(text) <= _CACHED:
+            self._texts[name] = text
+        return text
 
 
 def _parts(value: Any) -> Iterable[Any]:
@@ -113,11 +121,19 @@ def _parts(value: Any) -> Iterable[Any]:
     return [value if isinstance(value, str) else str(value)]
 
 
-def load_bounded(text: str, limits: Mapping[str, int], *, budget: int) -> BoundedEntries:
+def load_bounded(
+    text: str,
+    limits: Mapping[str, int],
+    *,
+    budget: int,
+    stated: Mapping[str, int] | None = None,
+) -> BoundedEntries:
     """The entries of ``text`` with only the fields named in ``limits`` (lower-case),
-    each expanded within its limit; ``ID`` and ``ENTRYTYPE`` kept. Raises
-    :class:`MacroBomb` when a field would expand past ``budget``, and whatever
-    bibtexparser raises on text it cannot parse."""
+    each expanded within its limit (raw characters: braces and LaTeX included); ``ID`` and
+    ``ENTRYTYPE`` kept. A refusal names ``stated[field]`` as the limit when given (the
+    limit on the field once its LaTeX is read). Raises :class:`MacroBomb` when a field
+    would expand past ``budget``, and whatever bibtexparser raises on text it cannot
+    parse."""
     parser = BibTexParser(
         common_strings=True, ignore_nonstandard_types=False, interpolate_strings=False
     )
@@ -148,7 +164,8 @@ def load_bounded(text: str, limits: Mapping[str, int], *, budget: int) -> Bounde
                     f"(passed at entry {shown_key(key)}). Nothing was imported; split the file."
                 )
             if length > limits[lowered]:
-                refused = refused or TooLong(shown_key(key), lowered, length, limits[lowered])
+                limit = (stated or {}).get(lowered, limits[lowered])
+                refused = refused or TooLong(shown_key(key), lowered, length, limit)
                 continue
             spent += length
             entry[lowered] = expander.expand(value)
