@@ -158,9 +158,7 @@ def parse_bibtex_export(text: str) -> ParsedImport:
     if not text.strip():
         raise ImportFormatError("empty BibTeX input")
     try:
-        loaded = load_bounded(
-            text, BIBTEX_FIELDS, budget=MAX_EXPANDED_CHARS, stated=BIBTEX_STATED
-        )
+        loaded = load_bounded(text, BIBTEX_FIELDS, budget=MAX_EXPANDED_CHARS, stated=BIBTEX_STATED)
     except MacroBomb as exc:
         raise ImportFormatError(str(exc)) from None
     except Exception as exc:  # bibtexparser raises pyparsing and assorted errors
