@@ -68,11 +68,14 @@ _hashing: ThreadPoolExecutor | None = None
 
 
 def _lower_priority() -> None:
-    """Run this thread (and the threads argon2 starts from it) at nice 10, so the event
-    loop's thread wins the processor while passwords are hashed. Linux sets niceness per
-    thread; elsewhere the call would renice the whole process, so it is not made."""
+    """Run this thread (and the threads argon2 starts from it) 10 nice levels below the
+    process, so the event loop's thread wins the processor while passwords are hashed.
+    Linux sets niceness per thread; elsewhere the call would renice the whole process, so
+    it is not made."""
     if sys.platform == "linux":
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        thread = threading.get_native_id()
+        niceness = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, niceness + 10))
 
 
 async def _hash_work(settings: AuthSettings, work: Callable[[], _T]) -> _T:
@@ -229,6 +232,9 @@ async def sign_in(
     lifetime = timedelta(days=rt.settings.auth.session_days)
     async with rt.db.transaction() as session:
         await repo.clear_attempts(session, _email_key(email))
+        await repo.forget_attempts_before(
+            session, _now() - timedelta(seconds=rt.settings.auth.sign_in_forget_s)
+        )
         await repo.delete_expired_sessions(session, _now())
         await repo.add_session(
             session, user_id=user.id, token_hash=hash_secret(secret), expires_at=_now() + lifetime
@@ -254,8 +260,8 @@ async def _count_attempt(
     keys = [(_email_key(email), auth.sign_in_free_attempts)]
     if address:
         keys.append(("address:" + address[:64], auth.sign_in_free_attempts_per_address))
+    forget_before = now - timedelta(seconds=auth.sign_in_forget_s)
     async with rt.db.transaction() as session:
-        await repo.forget_attempts_before(session, now - timedelta(seconds=auth.sign_in_forget_s))
         rows = [(await repo.attempt_for_update(session, key, now), free) for key, free in keys]
         blocked = [
             row.blocked_until for row, _ in rows if row.blocked_until and row.blocked_until > now
@@ -268,6 +274,8 @@ async def _count_attempt(
                 retry_after_s=wait,
             )
         for row, free in rows:
+            if row.last_attempt_at < forget_before:  # quiet long enough: start again
+                row.attempts = 0
             row.attempts += 1
             row.last_attempt_at = now
             beyond = row.attempts - free
