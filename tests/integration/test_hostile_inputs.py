@@ -7,6 +7,7 @@ bodies over the limit of their type (local mode)."""
 
 from __future__ import annotations
 
+import hashlib
 import http.server
 import json
 import select
@@ -355,10 +356,12 @@ def bomb_site() -> Iterator[str]:
         server.server_close()
 
 
-def test_a_research_download_of_a_pdf_bomb_is_refused(local: tuple[str, int]) -> None:
+def test_a_research_download_of_a_pdf_bomb_is_refused(
+    local: tuple[str, int], test_home: Path
+) -> None:
     """Research downloads PDFs into the same parser: the catalog's paper links the bomb
     (``bomb_site``); its full text is refused for its budget, the abstract is kept, the
-    job succeeds and the server stays small."""
+    downloaded file is not kept, the job succeeds and the server stays small."""
     base, pid = local
     ws = _workspace(base)
     with httpx.Client(base_url=base, timeout=300) as client:  # warm up: the embedder loads
@@ -383,4 +386,6 @@ def test_a_research_download_of_a_pdf_bomb_is_refused(local: tuple[str, int]) ->
         if line.startswith("data: ")
     ]
     assert "parse_over_budget" in reasons, events[-2000:]
+    digest = hashlib.sha256(pdf_bomb()).hexdigest()
+    assert not list((test_home / "files").rglob(digest))  # no orphan file
     assert rss["rise"] < 150, rss  # before issue 34: +2 GB

@@ -249,6 +249,20 @@ def _email_key(email: str) -> str:
     return "email:" + email.strip().lower()[:320]
 
 
+# Blocks this process has seen (key → until when): a blocked attempt is answered from here
+# without a database round trip, so a client hammering a blocked account costs nothing.
+_BLOCKED: dict[str, datetime] = {}
+_BLOCKED_MAX = 10_000
+
+
+def _too_many(until: datetime, now: datetime) -> TooManyRequests:
+    wait = max(1, math.ceil((until - now).total_seconds()))
+    return TooManyRequests(
+        f"too many sign-in attempts for this account or from this address; try again in {wait} s",
+        retry_after_s=wait,
+    )
+
+
 async def _count_attempt(
     auth: AuthSettings, rt: Runtime, *, email: str, address: str | None
 ) -> None:
@@ -260,6 +274,9 @@ async def _count_attempt(
     keys = [(_email_key(email), auth.sign_in_free_attempts)]
     if address:
         keys.append(("address:" + address[:64], auth.sign_in_free_attempts_per_address))
+    known = [until for key, _ in keys if (until := _BLOCKED.get(key)) and until > now]
+    if known:
+        raise _too_many(max(known), now)
     forget_before = now - timedelta(seconds=auth.sign_in_forget_s)
     async with rt.db.transaction() as session:
         rows = [(await repo.attempt_for_update(session, key, now), free) for key, free in keys]
@@ -267,12 +284,7 @@ async def _count_attempt(
             row.blocked_until for row, _ in rows if row.blocked_until and row.blocked_until > now
         ]
         if blocked:
-            wait = max(1, math.ceil((max(blocked) - now).total_seconds()))
-            raise TooManyRequests(
-                "too many sign-in attempts for this account or from this address; "
-                f"try again in {wait} s",
-                retry_after_s=wait,
-            )
+            raise _too_many(max(blocked), now)
         for row, free in rows:
             if row.last_attempt_at < forget_before:  # quiet long enough: start again
                 row.attempts = 0
@@ -284,6 +296,16 @@ async def _count_attempt(
                     auth.sign_in_backoff_s * 2 ** min(beyond - 1, 32), auth.sign_in_backoff_max_s
                 )
                 row.blocked_until = now + timedelta(seconds=delay)
+                _remember_block(row.key, row.blocked_until, now)
+
+
+def _remember_block(key: str, until: datetime, now: datetime) -> None:
+    if len(_BLOCKED) >= _BLOCKED_MAX:
+        for stale in [k for k, v in _BLOCKED.items() if v <= now]:
+            del _BLOCKED[stale]
+        if len(_BLOCKED) >= _BLOCKED_MAX:
+            _BLOCKED.clear()  # a flood of addresses: the database still has every block
+    _BLOCKED[key] = until
 
 
 async def sign_out(rt: Runtime, cookie: str | None) -> None:
