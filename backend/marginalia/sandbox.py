@@ -2,12 +2,15 @@
 so a file that runs out of budget ends that child, never the server (issue 34).
 
 A *zygote* — ``python -m marginalia.sandbox``, started on first use, one per process —
-imports the parsers once (pypdfium2, pikepdf, trafilatura, bibtexparser: about 2 s) and
-then forks one child per parse (a few milliseconds). The parent hands the zygote one end
+imports the parsers once (pypdfium2, pikepdf, trafilatura, bibtexparser: about 2 s),
+warms them with a small parse of each kind (a module's ``warm_up()``), then forks one
+child per parse. The parent hands the zygote one end
 of a fresh socket pair (``SCM_RIGHTS``); the child:
 
 * limits its address space (``RLIMIT_AS``: what it had at birth + ``memory_mb``), CPU time
-  (``RLIMIT_CPU``), file writes (``RLIMIT_FSIZE`` 0) and core dumps (none);
+  (``RLIMIT_CPU``), file writes (``RLIMIT_FSIZE`` 0) and core dumps (none), and sees none
+  of the server's environment but the import path and locale (no API keys, no database
+  URL);
 * sends its pid, reads the task's arguments and payload, runs the task, reports each step
   (e.g. each page) as it goes and sends the result as JSON — never pickle: the parent
   does not unpickle what a parser that may have been subverted wrote.
@@ -90,13 +93,21 @@ class TaskRefused(Exception):
 # ------------------------------------------------------------------------------ the parent
 
 
+# What a parser needs of the environment; nothing else (API keys, database URLs) reaches it.
+_ENVIRONMENT = ("PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "HOME", "TMPDIR", "LANG")
+
+
 class _Zygote:
     def __init__(self) -> None:
         self.control, remote = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = {k: v for k, v in os.environ.items() if k in _ENVIRONMENT or k.startswith("LC_")}
+        # The parent's import path (an editable install, a test runner's root) as it is.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "marginalia.sandbox", str(remote.fileno())],
             pass_fds=[remote.fileno()],
             stdin=subprocess.DEVNULL,
+            env=env,
         )
         remote.close()
 
@@ -230,8 +241,12 @@ def zygote_main(control_fd: int) -> None:
     """Import the parsers, then fork a child for each connection the parent sends; reap
     children and tell each parent connection its child's exit status."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server's Ctrl-C is for the server
-    for module in PRELOAD:
-        import_module(module)
+    for name in PRELOAD:
+        module = import_module(name)
+        warm_up = getattr(module, "warm_up", None)
+        if warm_up is not None:
+            with contextlib.suppress(Exception):  # a warm-up is an optimisation only
+                warm_up()
     control = socket.socket(fileno=control_fd)
     children: dict[int, socket.socket] = {}
     while True:

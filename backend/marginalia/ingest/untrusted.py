@@ -16,8 +16,12 @@ The child sends the parsed document back as JSON (:func:`document_to_json`).
 
 from __future__ import annotations
 
+import contextlib
+import io
 from dataclasses import asdict
 from typing import Any
+
+import pikepdf
 
 from marginalia import sandbox
 from marginalia.config import IngestSettings
@@ -120,3 +124,43 @@ def document_from_json(value: dict[str, Any]) -> ParsedDocument:
     fields["pages"] = [Page(**p) for p in value["pages"]]
     fields["sections"] = [Section(**s) for s in value["sections"]]
     return ParsedDocument(**fields)
+
+
+def warm_up() -> None:
+    """Parse one small document of each kind in the zygote before it forks, so every child
+    starts with what a first parse initialises lazily (measured in a forked child: a tiny
+    text 25 → 0.6 ms, a 13-page paper 407 → 316 ms)."""
+    text = b"A warm-up note\n\nIt has a heading and a paragraph of words for the parser."
+    samples = [
+        (text, "warm.txt"),
+        (b"# Warm-up\n\n" + text, "warm.md"),
+        (
+            b"<html><body><article><h1>Warm-up</h1><p>" + text + b"</p></article></body></html>",
+            "warm.html",
+        ),
+        (_sample_pdf(), "warm.pdf"),
+    ]
+    for data, name in samples:
+        with contextlib.suppress(DocumentError):  # a refusal still warmed what it reached
+            parse_document(data, name, max_bytes=1 << 20, max_pages=5)
+
+
+def _sample_pdf() -> bytes:
+    pdf = pikepdf.new()
+    font = pdf.make_indirect(
+        pikepdf.Dictionary(
+            Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica
+        )
+    )
+    lines = [f"({words}) '" for words in ["A warm-up page of text", "read by the parser"] * 8]
+    content = "BT /F1 11 Tf 72 720 Td 14 TL " + " ".join(lines) + " ET"
+    page = pikepdf.Dictionary(
+        Type=pikepdf.Name.Page,
+        MediaBox=[0, 0, 612, 792],
+        Resources=pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font)),
+        Contents=pdf.make_stream(content.encode()),
+    )
+    pdf.pages.append(pikepdf.Page(page))
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
