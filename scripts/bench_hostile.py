@@ -18,7 +18,9 @@ packages, for a before/after pair; by default this checkout. Cases:
 - ``signin``: GET /api/workspaces (a token, accounts mode) every 20 ms, alone and while six
   clients sign in with the right password in a loop (the back-off's limits raised so
   that every sign-in checks its password); then six clients guessing wrong passwords
-  with the default back-off.
+  with the default back-off;
+- ``overhead``: what the parse sandbox adds (this checkout only): the nine shared PDFs
+  parsed in this process and through the sandbox, interleaved, three times.
 
 Each server runs in a throwaway home (its own embedded PostgreSQL); everything stays on
 127.0.0.1. Prints one line per measurement.
@@ -262,6 +264,34 @@ def latency_line(label: str, latencies: list[float], statuses: list[int]) -> Non
     )
 
 
+def sandbox_overhead(rounds: int = 3) -> None:
+    from marginalia.config import get_settings
+    from marginalia.ingest.parse import parse_document
+    from marginalia.ingest.untrusted import parse_untrusted
+
+    settings = get_settings().ingest
+    pdfs = sorted((ROOT.parent / "shared" / "data" / "pdfs").glob("*.pdf"))
+    parse_untrusted(pdfs[0].read_bytes(), "warm.pdf", None, settings)  # the zygote starts
+    inside: list[float] = []
+    outside: list[float] = []
+    for _ in range(rounds):
+        for pdf in pdfs:
+            data = pdf.read_bytes()
+            started = time.perf_counter()
+            parse_document(data, pdf.name, max_bytes=60 * MB, max_pages=300)
+            inside.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            parse_untrusted(data, pdf.name, None, settings)
+            outside.append(time.perf_counter() - started)
+    added = [o - i for o, i in zip(outside, inside, strict=True)]
+    print(
+        f"parse of the {len(pdfs)} shared PDFs ({rounds} rounds): in process median "
+        f"{statistics.median(inside) * 1000:.0f} ms, sandboxed {statistics.median(outside) * 1000:.0f}"
+        f" ms; added per PDF median {statistics.median(added) * 1000:.0f} ms",
+        flush=True,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", type=Path, default=ROOT)
@@ -328,6 +358,8 @@ def main() -> int:
                         status,
                         rss,
                     )
+    if "overhead" in cases:
+        sandbox_overhead()
     if "signin" in cases:
         lifted = {
             "MARGINALIA_AUTH__SIGN_IN_FREE_ATTEMPTS": "1000000",
