@@ -20,12 +20,12 @@ from marginalia.formats.limits import (
     BIBTEX_FIELDS,
     BIBTEX_STATED,
     MAX_EXPANDED_CHARS,
-    field_failure,
+    checked_record,
 )
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
 from marginalia.sources.bibtex import _arxiv_id, _split_authors, _year, clean_latex
 from marginalia.sources.bibtex_macros import MacroBomb, load_bounded
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _IDENTIFIER_NOTE = re.compile(r"^\s*(?:arxiv|publisher|doi|pmid|pmcid|isbn|issn)\s*:", re.I)
 _MIMES = ("application/", "text/", "image/")
@@ -124,32 +124,24 @@ def entry_to_record(entry: dict[str, str]) -> ImportRecord | ImportFailure:
     doi = entry.get("doi", "").strip() or None
     attachments = split_file_field(entry["file"]) if entry.get("file") else []
     notes = _notes(entry)
-    too_long = field_failure(
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
         key,
-        title=title,
-        abstract=abstract,
-        venue=venue,
-        authors=authors,
-        url=url,
-        doi=doi,
+        fields,
         notes=notes,
         attachments=attachments,
-    )
-    if too_long is not None:
-        return too_long
-    candidate = Candidate(
-        title=title,
-        authors=authors,
         year=_year(entry),
-        abstract=abstract,
-        url=url,
-        doi=doi,
         arxiv_id=_arxiv(entry),
-        venue=venue,
         origin="bibtex",
         source_id=key,
     )
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
 
 
 def parse_bibtex_export(text: str) -> ParsedImport:

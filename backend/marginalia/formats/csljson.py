@@ -8,9 +8,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from marginalia.formats.limits import field_failure
+from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
 
@@ -83,32 +83,24 @@ def _record(item: Any, position: int) -> ImportRecord | ImportFailure:
     raw_files = item.get("file")
     files = raw_files if isinstance(raw_files, list) else [raw_files]
     attachments = [f for f in files if isinstance(f, str) and f.strip()]
-    too_long = field_failure(
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
         key,
-        title=title,
-        abstract=abstract,
-        venue=venue,
-        authors=authors,
-        url=url,
-        doi=doi,
+        fields,
         notes=notes,
         attachments=attachments,
-    )
-    if too_long is not None:
-        return too_long
-    candidate = Candidate(
-        title=title,
-        authors=authors,
         year=_year(item),
-        abstract=abstract,
-        url=url,
-        doi=doi,
         arxiv_id=_arxiv(item),
-        venue=venue,
         origin="csl-json",
         source_id=key,
     )
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
 
 
 def parse_csl_json(text: str) -> ParsedImport:

@@ -13,10 +13,12 @@ what its ``@string`` macros may expand to (``MAX_EXPANDED_CHARS``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from marginalia import limits
-from marginalia.formats.records import ImportFailure
+from marginalia.formats.records import ImportFailure, ImportRecord
 from marginalia.sources.bibtex_macros import shown_key
+from marginalia.sources.candidate import Candidate
 
 #: Largest import file (the API's text bodies stop at 8 MB before this).
 MAX_IMPORT_BYTES = 32 * 1024 * 1024
@@ -89,3 +91,21 @@ def field_failure(
                 "the entry was not imported",
             )
     return None
+
+
+def checked_record(
+    key: str,
+    fields: dict[str, Any],
+    *,
+    notes: list[str],
+    attachments: list[str],
+    **candidate: Any,
+) -> ImportRecord | ImportFailure:
+    """The entry as a record — ``fields`` (title, abstract, venue, authors, url, doi) and
+    ``candidate``'s other fields —, or the failure of its first field over its limit."""
+    too_long = field_failure(key, notes=notes, attachments=attachments, **fields)
+    if too_long is not None:
+        return too_long
+    return ImportRecord(
+        candidate=Candidate(**fields, **candidate), attachments=attachments, notes=notes
+    )

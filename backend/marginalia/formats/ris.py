@@ -7,9 +7,9 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
-from marginalia.formats.limits import field_failure
+from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
@@ -72,32 +72,24 @@ def _record(tags: dict[str, list[str]], position: int) -> ImportRecord | ImportF
     abstract = first("AB", "N2")
     venue = first("T2", "JO", "JF", "BT", "J2")
     url = urls[0] if urls else None
-    too_long = field_failure(
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
         key,
-        title=title,
-        abstract=abstract,
-        venue=venue,
-        authors=authors,
-        url=url,
-        doi=doi,
+        fields,
         notes=notes,
         attachments=attachments,
-    )
-    if too_long is not None:
-        return too_long
-    candidate = Candidate(
-        title=title,
-        authors=authors,
         year=int(year.group(1)) if year else None,
-        abstract=abstract,
-        url=url,
-        doi=doi,
         arxiv_id=arxiv,
-        venue=venue,
         origin="ris",
         source_id=first("ID"),
     )
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
 
 
 def _identifier(note: str) -> bool:
