@@ -22,6 +22,7 @@ server's HTTP proxy is a closed local port too.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -213,15 +214,77 @@ def _first(data: Any, key: str, under: str | None = None) -> Any:
 #: a highlight's quote must be text of its page; a graph page's ``cursor`` is opaque, one
 #: the server never issued is refused; an upload's bytes must be a PDF, HTML, Markdown or
 #: text document (415 otherwise: the type is sniffed from the bytes, not declared); a
-#: workspace is shared only with an email that has an account. (One set for all: the
-#: stateful phase was seen applying one operation's set to another in a scenario.)
+#: workspace always keeps an owner (409); signing in is refused with 429 and Retry-After
+#: once an address has tried too often (issue 34's back-off: the fuzzer tries hundreds of
+#: times). (One set for all: the stateful phase was seen applying one operation's set to
+#: another in a scenario.)
 SEMANTIC = [
     ("POST", "/api/sources/{source_id}/highlights"),
     ("GET", "/api/workspaces/{workspace_id}/graph"),
     ("POST", "/api/workspaces/{workspace_id}/sources"),
     ("PUT", "/api/workspaces/{workspace_id}/members"),
+    ("POST", "/api/auth/session"),
 ]
-SEMANTIC_STATUSES = ["2xx", "401", "403", "404", "409", "415", "422"]
+SEMANTIC_STATUSES = ["2xx", "401", "403", "404", "409", "415", "422", "429"]
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _unauthenticated_body(base: str, path: str, declared: int) -> int:
+    """Send headers declaring ``declared`` bytes and 1 MiB of them; the status."""
+    host, port = base.removeprefix("http://").split(":")
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/octet-stream\r\nContent-Length: {declared}\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=60) as sock:
+        sock.sendall(head.encode())
+        with contextlib.suppress(OSError):  # the server may answer and close unread
+            sock.sendall(b"\0" * (1024 * 1024))
+        answer = sock.recv(4096)
+    return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+
+
+def hostile_inputs(
+    http: httpx.Client, base: str, ids: dict[str, Any], pid: int, mode: str
+) -> list[str]:
+    """Issue 34's bombs: each a quick 4xx, the server's memory kept (problems listed)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.support.bombs import bibtex_macro_bomb, pdf_bomb
+
+    workspace = ids["workspace_id"]
+    problems: list[str] = []
+    before = rss_mb(pid)
+    sent: list[tuple[str, int, float]] = []
+    started = time.monotonic()
+    r = http.post(
+        f"/api/workspaces/{workspace}/bibtex",
+        content=bibtex_macro_bomb().encode(),
+        headers={"Content-Type": "application/x-bibtex"},
+    )
+    sent.append(("BibTeX macro bomb", r.status_code, time.monotonic() - started))
+    files = [("files", ("bomb.pdf", pdf_bomb(), "application/pdf"))]  # made first: ~4 s
+    started = time.monotonic()
+    r = http.post(f"/api/workspaces/{workspace}/sources", files=files)
+    sent.append(("PDF bomb upload", r.status_code, time.monotonic() - started))
+    if mode == "accounts":
+        started = time.monotonic()
+        status = _unauthenticated_body(base, f"/api/workspaces/{workspace}/sources", 300 * 2**20)
+        sent.append(("unauthenticated 300 MB body", status, time.monotonic() - started))
+    rise = rss_mb(pid) - before
+    for label, status, seconds in sent:
+        print(f"hostile input: {label}: {status} in {seconds:.1f}s", flush=True)
+        if not 400 <= status < 500 or seconds > 60:
+            problems.append(f"{label}: {status} after {seconds:.1f}s (expected a quick 4xx)")
+    print(f"hostile inputs: server RSS {before:.0f} MB -> +{rise:.0f} MB", flush=True)
+    if rise > 200:
+        problems.append(f"the server's RSS rose {rise:.0f} MB on the hostile inputs")
+    return problems
 
 
 def write_config(path: Path, ids: dict[str, Any]) -> None:
@@ -374,6 +437,8 @@ def main() -> int:
         os.environ["MARGINALIA_FUZZ_SEED"] = str(seed_file)
         header_args = [f"{k}: {v}" for k, v in headers.items()]
         seeded_at = log.stat().st_size
+        with httpx.Client(base_url=base, headers=headers, timeout=300) as http:
+            hostile = hostile_inputs(http, base, ids, proc.pid, args.mode)
         operations = count_operations(base)
         code = run_schemathesis(base, config, header_args, args, report)
         with log.open("rb") as text:
@@ -387,6 +452,9 @@ def main() -> int:
             flush=True,
         )
         if server_5xx:
+            code = code or 1
+        if hostile:
+            print("hostile inputs failed:", *hostile, sep="\n  ", flush=True)
             code = code or 1
         if proc.poll() is not None:
             print(f"the server died during the run:\n{log.read_text()[-3000:]}", flush=True)

@@ -218,6 +218,35 @@ class IngestSettings(BaseModel):
         description="mean-embedding cosine at which a document without a scholarly id is a "
         "duplicate (DESIGN §6)",
     )
+    # Budgets of the parse sandbox (issue 34; ingest/untrusted.py, docs/BENCHMARKS.md).
+    parse_memory_mb: int = Field(
+        default=1024,
+        ge=64,
+        description="memory one document's parse may use (its child process's address "
+        "space above what it starts with), MB",
+    )
+    parse_timeout_s: float = Field(
+        default=180.0, gt=0, description="longest parse of one document (wall and CPU), seconds"
+    )
+    page_timeout_s: float = Field(
+        default=30.0, gt=0, description="longest time spent on one PDF page, seconds"
+    )
+    max_page_content_mb: int = Field(
+        default=64,
+        ge=1,
+        description="what one PDF page's content streams may inflate to, MB (the largest "
+        "page of the shared papers: 0.34 MB)",
+    )
+    max_document_content_mb: int = Field(
+        default=512, ge=1, description="what a PDF's content streams may inflate to in all, MB"
+    )
+    max_image_mb: int = Field(
+        default=256, ge=1, description="largest decoded size an image in a PDF may declare, MB"
+    )
+    max_html_mb: int = Field(default=10, ge=1, description="largest HTML page parsed, MB")
+    parse_concurrency: int = Field(
+        default=2, ge=1, description="documents parsed at once (each in its own process)"
+    )
 
 
 class KnowledgeSettings(BaseModel):
@@ -308,6 +337,33 @@ class AuthSettings(BaseModel):
     secure_cookies: bool = Field(
         default=False,
         description="mark the session cookie Secure (set when served over HTTPS)",
+    )
+    # Sign-in back-off (issue 34): attempts are counted per account and per client
+    # address; past the free ones each attempt is followed by a block that doubles.
+    sign_in_free_attempts: int = Field(
+        default=5, ge=1, description="sign-in attempts per account before the back-off starts"
+    )
+    sign_in_free_attempts_per_address: int = Field(
+        default=20,
+        ge=1,
+        description="sign-in attempts from one client address before the back-off starts",
+    )
+    sign_in_backoff_s: float = Field(
+        default=1.0, gt=0, description="the first back-off after the free attempts, seconds"
+    )
+    sign_in_backoff_max_s: float = Field(
+        default=900.0, gt=0, description="the longest back-off (each doubles up to it), seconds"
+    )
+    sign_in_forget_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="quiet time after which an account's or address's attempts are forgotten",
+    )
+    password_hash_threads: int = Field(
+        default=1,
+        ge=1,
+        description="password hashes (argon2, 64 MiB each) computed at once, in low-priority "
+        "threads off the event loop",
     )
 
 

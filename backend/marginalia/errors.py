@@ -57,3 +57,15 @@ class Forbidden(MarginaliaError):
 
     code = "forbidden"
     status_code = 403
+
+
+class TooManyRequests(MarginaliaError):
+    """Too many attempts (sign-in back-off): try again after ``retry_after_s`` seconds,
+    sent as ``Retry-After``."""
+
+    code = "too_many_attempts"
+    status_code = 429
+
+    def __init__(self, detail: str, retry_after_s: int) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s

@@ -9,7 +9,7 @@ order), ``evidence_table_rows`` (its sources, in order; deleted with the source)
 question, so adding a column or a row computes only what is new (issue 37).
 
 Revision ID: 0023
-Revises: 0016
+Revises: 0018
 Create Date: 2026-12-06 12:00:00
 """
 
@@ -20,7 +20,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision: str = "0023"
-down_revision: str | None = "0016"
+down_revision: str | None = "0018"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -82,6 +82,7 @@ async def world(settings: Settings) -> AsyncIterator[World]:
         "highlight_id": highlight.json()["id"],
         "job_id": job,
         "user_id": str(users["reader"].id),
+        "invitation_id": str(uuid.uuid4()),
         "chunk_index": "0",
         "step_id": str(uuid.uuid4()),
         "slug": "sourdough",
@@ -274,13 +275,43 @@ def test_cli_adds_users_and_tokens_and_serve_refuses_open_binds_in_local_mode(
     assert served.returncode == 2 and "needs accounts" in served.stdout + served.stderr
 
 
-async def test_sharing_with_an_unknown_email_is_422_not_404(world: World) -> None:
-    """Found by the fuzzer: a 404 here read as "the workspace just created is gone"."""
+async def test_sharing_answers_the_same_whether_or_not_the_email_has_an_account(
+    world: World,
+) -> None:
+    """Issue 34: an unknown email was a 422 naming it, a known one returned the user's id
+    (account enumeration). Now both are a pending invitation, answered alike; the invitee's
+    first sign-in (or API use) makes it a membership, which the owner then sees listed."""
     ws = world.ids["workspace_id"]
+    tag = uuid.uuid4().hex[:8]
+    known = await accounts.add_user(world.rt, email=f"known-{tag}@example.org", password=PASSWORD)
+    answers = []
     async with _client(world.app, world.tokens["owner"]) as owner:
-        r = await owner.put(
-            f"/api/workspaces/{ws}/members", json={"email": "nobody@example.org", "role": "reader"}
-        )
-        assert r.status_code == 422, r.text
-        assert "nobody@example.org" in r.json()["detail"]
+        for email in (known.email, f"nobody-{tag}@example.org"):
+            r = await owner.put(
+                f"/api/workspaces/{ws}/members", json={"email": email, "role": "reader"}
+            )
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["status"] == "pending" and body["email"] == email
+            answers.append({k: v for k, v in body.items() if k not in ("email", "invitation_id")})
+        assert answers[0] == answers[1]
+        listed = (await owner.get(f"/api/workspaces/{ws}/members")).json()
+        pending = {m["email"] for m in listed if m["status"] == "pending"}
+        assert {known.email, f"nobody-{tag}@example.org"} <= pending
         assert (await owner.get(f"/api/workspaces/{ws}")).status_code == 200
+    async with _client(world.app) as browser:
+        signed = await browser.post(
+            "/api/auth/session", json={"email": known.email, "password": PASSWORD}
+        )
+        assert signed.status_code == 200, signed.text
+        assert [w["id"] for w in (await browser.get("/api/workspaces")).json()] == [ws]
+    async with _client(world.app, world.tokens["owner"]) as owner:
+        listed = (await owner.get(f"/api/workspaces/{ws}/members")).json()
+        member = next(m for m in listed if m["email"] == known.email)
+        assert member["status"] == "member" and member["user"]["id"] == str(known.id)
+        invitation = next(m for m in listed if m["status"] == "pending")
+        gone = await owner.delete(f"/api/workspaces/{ws}/invitations/{invitation['invitation_id']}")
+        assert gone.status_code == 204
+        again = (await owner.get(f"/api/workspaces/{ws}/members")).json()
+        assert invitation["email"] not in {m["email"] for m in again}
+        await owner.delete(f"/api/workspaces/{ws}/members/{known.id}")

@@ -6,6 +6,7 @@ fresh home). A corrupt or truncated archive is refused before anything changes."
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -508,3 +510,81 @@ async def test_a_pg_restore_that_dies_half_way_commits_nothing(
     with pytest.raises(pg.BackupToolError, match="out of disk"):
         pg.restore(broken, url, dump_file, drop_first=sorted(pg.public_tables(url)))
     assert (pg.public_tables(url), pg.table_counts(url), _snapshot(url)) == before
+
+
+def _with_manifest(archive: Path, out: Path, edit: Any, *, redigest: bool) -> Path:
+    """``archive`` with its manifest.json changed by ``edit`` (and its digest recomputed
+    when ``redigest``: a forger who knows the format)."""
+    with tarfile.open(archive) as src, tarfile.open(out, "w") as dst:
+        for member in src.getmembers():
+            body = src.extractfile(member).read()  # type: ignore[union-attr]
+            if member.name == "manifest.json":
+                manifest = json.loads(body)
+                edit(manifest)
+                if redigest:
+                    manifest["digest"] = backup_usecase.manifest_digest(manifest)
+                body = json.dumps(manifest, indent=2).encode()
+                member.size = len(body)
+            dst.addfile(member, io.BytesIO(body))
+    return out
+
+
+def test_an_edited_manifest_fails_restore_check(
+    site: Site, tmp_path: Path, subprocess_env: dict[str, str]
+) -> None:
+    """Issue 34: an edited manifest.json passed ``restore --check``. Now the manifest's
+    digest and every claim it makes that the archive can confirm are checked."""
+    from marginalia.db import migrate
+
+    archive = tmp_path / "good.tar"
+    manifest = backup_usecase.create_backup(site.settings, archive)
+    assert backup_usecase.read_manifest(archive)["digest"] == manifest["digest"]
+    previous = migrate.previous_revision(manifest["alembic_revision"])
+
+    def more_sources(m: dict[str, Any]) -> None:
+        m["counts"]["sources"] += 1
+
+    def older_schema(m: dict[str, Any]) -> None:
+        m["alembic_revision"] = previous
+
+    def other_model(m: dict[str, Any]) -> None:
+        m["embedding_model"]["pinned"]["dim"] = 768
+
+    def a_missing_file(m: dict[str, Any]) -> None:
+        m["files"]["missing"] = ["0" * 64]
+
+    def fewer_files(m: dict[str, Any]) -> None:
+        m["files"]["count"] -= 1
+
+    def new_date(m: dict[str, Any]) -> None:
+        m["created_at"] = "2020-01-01T00:00:00+00:00"
+
+    cases = [
+        (more_sources, False, "digest"),
+        (new_date, False, "digest"),
+        (more_sources, True, "row counts differ"),
+        (older_schema, True, "names schema"),
+        (other_model, True, "embedding model"),
+        (a_missing_file, True, "missing files"),
+        (fewer_files, True, "counts 1 files"),
+    ]
+    for number, (edit, redigest, reason) in enumerate(cases):
+        edited = _with_manifest(archive, tmp_path / f"edited-{number}.tar", edit, redigest=redigest)
+        with pytest.raises(backup_usecase.InvalidBackup, match=reason):
+            backup_usecase.read_manifest(edited)
+    checked = subprocess.run(
+        [sys.executable, "-m", "marginalia", "restore", "--check", str(edited)],
+        env=subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert checked.returncode == 1 and "does not describe this archive" in checked.stderr
+    intact = subprocess.run(
+        [sys.executable, "-m", "marginalia", "restore", "--check", str(archive)],
+        env=subprocess_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert intact.returncode == 0 and "is a valid backup" in intact.stdout, intact.stderr

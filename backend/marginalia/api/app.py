@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import Depends, FastAPI
 
 from marginalia import __version__
-from marginalia.api.deps import require_access
+from marginalia.api.deps import authenticate_early, require_access
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.frontend import FRONTEND_DIST, install_frontend
 from marginalia.api.hardening import (
@@ -86,7 +86,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     index = FRONTEND_DIST / "index.html"
     hashes = inline_script_hashes(index.read_bytes()) if index.exists() else []
     app.add_middleware(
-        RequestGuard, upload_limit_bytes=app_settings.ingest.max_upload_mb * 1024 * 1024
+        RequestGuard,
+        upload_limit_bytes=app_settings.ingest.max_upload_mb * 1024 * 1024,
+        authenticate=authenticate_early,
     )
     app.add_middleware(
         OriginGuard,

@@ -7,8 +7,10 @@ import uuid
 from typing import Annotated
 
 from fastapi import Depends, Request
+from starlette.types import Scope
 
 from marginalia.api.hardening import UNSAFE_METHODS
+from marginalia.errors import Unauthorized
 from marginalia.runtime import Runtime
 from marginalia.usecases import accounts
 from marginalia.usecases.accounts import Principal
@@ -45,6 +47,26 @@ async def get_principal(request: Request, rt: RuntimeDep) -> Principal:
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+async def authenticate_early(scope: Scope) -> str | None:
+    """For ``api.hardening.RequestGuard``, before a body is read: in accounts mode the 401's
+    detail when the request has no valid credentials; else None, the principal kept for
+    :func:`get_principal`. Any other failure (the database away) is left to the route's
+    own check, which answers it the way every route does."""
+    runtime: Runtime | None = getattr(getattr(scope.get("app"), "state", None), "runtime", None)
+    if runtime is None or not accounts.accounts_mode(runtime):
+        return None
+    request = Request(scope)
+    bearer, cookie = credentials(request)
+    try:
+        principal = await accounts.authenticate(runtime, bearer=bearer, cookie=cookie)
+    except Unauthorized as exc:
+        return exc.detail
+    except Exception:
+        return None
+    request.state.principal = principal
+    return None
 
 
 async def require_access(request: Request, rt: RuntimeDep, principal: PrincipalDep) -> None:

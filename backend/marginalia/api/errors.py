@@ -32,7 +32,11 @@ def _code_for(status: int) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(MarginaliaError)
     async def _marginalia(_: Request, exc: MarginaliaError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, exc.detail), status_code=exc.status_code)
+        retry = getattr(exc, "retry_after_s", None)
+        headers = {"Retry-After": str(retry)} if retry is not None else None
+        return JSONResponse(
+            error_body(exc.code, exc.detail), status_code=exc.status_code, headers=headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def _validation(_: Request, exc: RequestValidationError) -> JSONResponse:

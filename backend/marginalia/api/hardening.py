@@ -11,9 +11,15 @@ and text bodies, so NDJSON/SSE streams and uploads keep streaming):
   send neither header (the CLI, scripts, agents) are not browsers and pass.
 * :class:`RequestGuard`: a NUL character in the path, the query string, a header, a JSON
   body (any string or key) or a text body is refused with a 422 before a route runs
-  (PostgreSQL cannot store NUL in text); a multipart body is counted while it streams in,
-  and a part larger than the upload limit (or a body larger than ``MAX_UPLOAD_PARTS``
-  such parts) is answered 413 at once, the rest never read.
+  (PostgreSQL cannot store NUL in text). Before a byte of a POST/PUT/PATCH body is read
+  (issue 34): in accounts mode a request without valid credentials to a non-public route
+  is a 401 (``authenticate``, from ``api.deps``), then a ``Content-Length`` over the
+  limit for its type is a 413. A multipart body is then counted while it
+  streams in — a part larger than the upload limit, or a body larger than
+  ``MAX_UPLOAD_PARTS`` such parts, is answered 413 at once, the rest never read — and
+  any other body (JSON, text, BibTeX, ``application/octet-stream``, no type) is read up
+  to ``MAX_TEXT_BODY`` (``MAX_PUBLIC_BODY`` on the public routes: signing in) and a 413
+  at the first byte past it.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -32,8 +38,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 # Most files one upload may carry at the per-file limit: the body's hard cap.
 MAX_UPLOAD_PARTS = 20
-# JSON and text bodies are read whole to be checked; larger ones are refused.
+# Any other body is read whole to be checked; larger ones are refused.
 MAX_TEXT_BODY = 8 * 1024 * 1024
+# Routes anyone may call (no credentials) take small bodies only: signing in.
+MAX_PUBLIC_BODY = 64 * 1024
+PUBLIC_PATHS = ("/api/auth/", "/api/health", "/api/limits")
+#: ``scope`` → the 401's detail when the request carries no valid credentials (accounts
+#: mode, a non-public route), else None; run before the body is read.
+Authenticate = Callable[[Scope], Awaitable[str | None]]
 
 _INLINE_SCRIPT = re.compile(rb"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.DOTALL | re.I)
 
@@ -168,10 +180,21 @@ class _PartCounter:
         return self.largest <= self.part_limit
 
 
+def is_public(path: str) -> bool:
+    return path.startswith(PUBLIC_PATHS) or not path.startswith("/api/")
+
+
+async def _nobody(scope: Scope) -> str | None:
+    return None
+
+
 class RequestGuard:
-    def __init__(self, app: ASGIApp, upload_limit_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, upload_limit_bytes: int, authenticate: Authenticate = _nobody
+    ) -> None:
         self.app = app
         self.part_limit = upload_limit_bytes
+        self.authenticate = authenticate
         # Part headers and boundaries take a little room on top of each file.
         self.body_limit = MAX_UPLOAD_PARTS * (upload_limit_bytes + 64 * 1024)
 
@@ -189,15 +212,29 @@ class RequestGuard:
         headers = dict(scope.get("headers", []))
         ctype, options = parse_options_header(headers.get(b"content-type", b""))
         ctype_s = ctype.decode("latin-1").lower()
-        if ctype_s == "multipart/form-data" and options.get(b"boundary"):
-            await self._multipart(scope, receive, send, options[b"boundary"], headers)
-        elif ctype_s.endswith("json") or ctype_s.startswith("text/") or "bibtex" in ctype_s:
-            await self._text_body(scope, receive, send, json_body=ctype_s.endswith("json"))
+        multipart = ctype_s == "multipart/form-data" and bool(options.get(b"boundary"))
+        public = is_public(scope.get("path", ""))
+        limit = MAX_PUBLIC_BODY if public else self.body_limit if multipart else MAX_TEXT_BODY
+        if not public:
+            denied = await self.authenticate(scope)
+            if denied is not None:
+                await send_error(send, 401, "unauthorized", denied)
+                return
+        declared = headers.get(b"content-length", b"").strip()
+        if declared and (not declared.isdigit() or len(declared) > 15 or int(declared) > limit):
+            files = multipart and not public
+            shown = self.part_limit if files else limit
+            await send_error(send, 413, "payload_too_large", _too_large(shown, files))
+            return
+        if multipart and not public:
+            await self._multipart(scope, receive, send, options[b"boundary"])
         else:
-            await self.app(scope, receive, send)
+            await self._text_body(
+                scope, receive, send, limit=limit, json_body=ctype_s.endswith("json")
+            )
 
     async def _text_body(
-        self, scope: Scope, receive: Receive, send: Send, *, json_body: bool
+        self, scope: Scope, receive: Receive, send: Send, *, limit: int, json_body: bool
     ) -> None:
         chunks: list[bytes] = []
         size = 0
@@ -207,13 +244,8 @@ class RequestGuard:
                 return  # the client went away
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
-            if size > MAX_TEXT_BODY:
-                await send_error(
-                    send,
-                    413,
-                    "payload_too_large",
-                    f"the request body is larger than {MAX_TEXT_BODY // (1024 * 1024)} MB",
-                )
+            if size > limit:
+                await send_error(send, 413, "payload_too_large", _too_large(limit, False))
                 return
             if not message.get("more_body", False):
                 break
@@ -248,17 +280,8 @@ class RequestGuard:
         receive: Receive,
         send: Send,
         boundary: bytes,
-        headers: dict[bytes, bytes],
     ) -> None:
-        limit_mb = self.part_limit // (1024 * 1024)
-        too_large = (
-            f"a file in the upload exceeds the {limit_mb} MB limit per file, or the upload "
-            f"is larger than {MAX_UPLOAD_PARTS} such files"
-        )
-        declared = headers.get(b"content-length", b"")
-        if declared.isdigit() and (len(declared) > 15 or int(declared) > self.body_limit):
-            await send_error(send, 413, "payload_too_large", too_large)
-            return
+        too_large = _too_large(self.part_limit, True)
         counter = _PartCounter(boundary, self.part_limit)
         state = {"exceeded": False, "seen": 0, "started": False}
 
@@ -288,6 +311,17 @@ class RequestGuard:
                 raise
         if state["exceeded"] and not state["started"]:
             await send_error(send, 413, "payload_too_large", too_large)
+
+
+def _too_large(limit: int, multipart: bool) -> str:
+    if multipart:
+        return (
+            f"a file in the upload exceeds the {limit // (1024 * 1024)} MB limit per file, or "
+            f"the upload is larger than {MAX_UPLOAD_PARTS} such files"
+        )
+    if limit < 1024 * 1024:
+        return f"the request body is larger than {limit // 1024} KB"
+    return f"the request body is larger than {limit // (1024 * 1024)} MB"
 
 
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})

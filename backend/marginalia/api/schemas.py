@@ -183,5 +183,23 @@ class MemberSet(BaseModel):
 
 
 class MemberOut(BaseModel):
-    user: UserOut
+    """A member (``status`` member, with the user) or a pending invitation to an email
+    (``status`` pending, with the invitation's id: withdraw it with DELETE)."""
+
+    user: UserOut | None
+    email: str
     role: Literal["owner", "reader"]
+    status: Literal["member", "pending"] = "member"
+    invitation_id: uuid.UUID | None = None
+
+
+class SharedOut(BaseModel):
+    """What sharing did: ``member`` — the email is a member's, whose role changed;
+    ``pending`` — an invitation, which becomes a membership when the person with that
+    email signs in or uses the API. The answer is the same whether or not the email has an
+    account; the invitation shows as a member in the list once it is accepted."""
+
+    email: str
+    role: Literal["owner", "reader"]
+    status: Literal["member", "pending"]
+    invitation_id: uuid.UUID | None = None

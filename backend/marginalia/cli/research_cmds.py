@@ -10,7 +10,7 @@ import typer
 
 from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.db.models import Job, Workspace
-from marginalia.errors import NotFoundError
+from marginalia.errors import NotFoundError, ValidationFailed
 from marginalia.runtime import Runtime
 from marginalia.usecases import imports as imports_usecase
 from marginalia.usecases import research as research_usecase
@@ -131,6 +131,16 @@ def register(app: typer.Typer) -> None:
 
         raise typer.Exit(run(with_runtime(go)))
 
+    def _read_export_file(file: Path) -> str:
+        """The file's text; one larger than the import limit is refused unread."""
+        size = file.stat().st_size
+        if size > imports_usecase.MAX_IMPORT_BYTES:
+            raise ValidationFailed(
+                f"{file} is {size / 1e6:.1f} MB; import files up to "
+                f"{imports_usecase.MAX_IMPORT_BYTES // (1024 * 1024)} MB (split a larger library)"
+            )
+        return file.read_text(encoding="utf-8", errors="replace")
+
     def _import(
         file: Path, workspace: str, fmt: imports_usecase.ImportFormat, no_fetch: bool, quiet: bool
     ) -> None:
@@ -139,8 +149,8 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
         async def go(rt: Runtime) -> int:
-            text = await asyncio.to_thread(file.read_text, encoding="utf-8", errors="replace")
-            imports_usecase.parse_export(text, fmt)  # a bad file creates no workspace
+            text = await asyncio.to_thread(_read_export_file, file)
+            await imports_usecase.read_export(rt, text, fmt)  # a bad file creates no workspace
             ws = await ensure_workspace(rt, workspace, "")
             job = await imports_usecase.submit_import(
                 rt, ws.id, text, fmt, folder=file.resolve().parent, fetch=not no_fetch

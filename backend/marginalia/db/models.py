@@ -415,6 +415,8 @@ class Conversation(SQLModel, table=True):
     workspace_id: uuid.UUID = fk("workspaces.id")
     # Set for per-paper Q&A: the conversation is scoped to this source.
     source_id: uuid.UUID | None = fk("sources.id", nullable=True)
+    # Who asked (accounts mode): only they write into it. None: local mode, or before 0018.
+    user_id: uuid.UUID | None = fk("users.id", ondelete="SET NULL", nullable=True, index=False)
     title: str
     created_at: datetime = created()
     updated_at: datetime = updated()
@@ -540,7 +542,12 @@ class JobEvent(SQLModel, table=True):
     created_at: datetime = created()
 
 
-from marginalia.db.models_accounts import UserSession, WorkspaceMember  # noqa: E402, F401
+from marginalia.db.models_accounts import (  # noqa: E402, F401
+    SignInAttempt,
+    UserSession,
+    WorkspaceInvitation,
+    WorkspaceMember,
+)
 from marginalia.db.models_retrieval import (  # noqa: E402, F401  (registers the tables)
     RetrievalBlock,
     RetrievalSourceStats,

@@ -5,6 +5,7 @@ update, in the same job (invariant 9)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import Callable
@@ -302,6 +303,7 @@ class AcquireStages(ResearchRunBase):
             except IngestRefused as exc:
                 abstract_reason = f"parse_{exc.code}"
                 item["parse_error"] = exc.detail
+                await self._drop_if_unused(str(fetch["file_key"]))
             except (OSError, KeyError) as exc:
                 abstract_reason = "file_missing"
                 item["parse_error"] = str(exc)
@@ -341,6 +343,15 @@ class AcquireStages(ResearchRunBase):
                 )
                 return
         await self._record_ingested(item, outcome, abstract_reason, time.perf_counter() - t)
+
+    async def _drop_if_unused(self, key: str) -> None:
+        """A refused download (say, a decompression bomb) leaves no file behind, unless a
+        source uses the same bytes."""
+        async with self.ctx.db.session() as session:
+            in_use = await sources_repo.file_key_in_use(session, key)
+        if not in_use:
+            with contextlib.suppress(OSError, KeyError):
+                await asyncio.to_thread(self.ctx.files.delete, key)
 
     async def _record_ingested(
         self,

@@ -6,18 +6,26 @@ Beyond the classic fields this reads biblatex's (``journaltitle``, ``date``,
 more than an identifier) and Zotero's ``file`` field — ``Description:path:mime;…`` with
 ``\\:`` and ``\\\\`` escaped, or Better BibTeX's bare ``path;path`` — as attachment paths,
 left for :mod:`marginalia.formats.attachments` to resolve.
+
+Macros are expanded under a budget and fields checked against their limits
+(:mod:`marginalia.sources.bibtex_macros`, :mod:`marginalia.formats.limits`): a macro bomb
+refuses the file, an over-long field refuses its entry.
 """
 
 from __future__ import annotations
 
 import re
 
-import bibtexparser
-from bibtexparser.bparser import BibTexParser
-
+from marginalia.formats.limits import (
+    BIBTEX_FIELDS,
+    BIBTEX_STATED,
+    MAX_EXPANDED_CHARS,
+    checked_record,
+)
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
 from marginalia.sources.bibtex import _arxiv_id, _split_authors, _year, clean_latex
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.bibtex_macros import MacroBomb, load_bounded
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _IDENTIFIER_NOTE = re.compile(r"^\s*(?:arxiv|publisher|doi|pmid|pmcid|isbn|issn)\s*:", re.I)
 _MIMES = ("application/", "text/", "image/")
@@ -108,21 +116,32 @@ def entry_to_record(entry: dict[str, str]) -> ImportRecord | ImportFailure:
     title = clean_latex(entry.get("title", ""))
     if not title:
         return ImportFailure(key, "no_title", f"entry {key} has no title")
-    venue = entry.get("journal") or entry.get("journaltitle") or entry.get("booktitle")
-    candidate = Candidate(
-        title=title,
-        authors=_split_authors(entry["author"]) if entry.get("author") else [],
+    raw_venue = entry.get("journal") or entry.get("journaltitle") or entry.get("booktitle")
+    venue = clean_latex(raw_venue) if raw_venue else None
+    authors = _split_authors(entry["author"]) if entry.get("author") else []
+    abstract = clean_latex(entry.get("abstract", "")) or None
+    url = entry.get("url", "").strip() or None
+    doi = entry.get("doi", "").strip() or None
+    attachments = split_file_field(entry["file"]) if entry.get("file") else []
+    notes = _notes(entry)
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
+        key,
+        fields,
+        notes=notes,
+        attachments=attachments,
         year=_year(entry),
-        abstract=clean_latex(entry.get("abstract", "")) or None,
-        url=entry.get("url", "").strip() or None,
-        doi=entry.get("doi", "").strip() or None,
         arxiv_id=_arxiv(entry),
-        venue=clean_latex(venue) if venue else None,
         origin="bibtex",
         source_id=key,
     )
-    attachments = split_file_field(entry["file"]) if entry.get("file") else []
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=_notes(entry))
 
 
 def parse_bibtex_export(text: str) -> ParsedImport:
@@ -130,20 +149,20 @@ def parse_bibtex_export(text: str) -> ParsedImport:
     text holds no BibTeX entry at all."""
     if not text.strip():
         raise ImportFormatError("empty BibTeX input")
-    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-    parser.homogenize_fields = False
     try:
-        database = bibtexparser.loads(text, parser=parser)
+        loaded = load_bounded(text, BIBTEX_FIELDS, budget=MAX_EXPANDED_CHARS, stated=BIBTEX_STATED)
+    except MacroBomb as exc:
+        raise ImportFormatError(str(exc)) from None
     except Exception as exc:  # bibtexparser raises pyparsing and assorted errors
         raise ImportFormatError(f"cannot parse BibTeX: {exc}") from exc
-    if not database.entries:
+    if not loaded.entries and not loaded.too_long:
         raise ImportFormatError(
             "no BibTeX entries found (expected entries like @article{key, title = {...}, ...})"
         )
     parsed = ParsedImport("bibtex", [])
-    for entry in database.entries:
-        lowered = {k.lower() if k not in ("ID", "ENTRYTYPE") else k: v for k, v in entry.items()}
-        out = entry_to_record(lowered)
+    parsed.failures += [ImportFailure(t.entry, "too_long", t.detail) for t in loaded.too_long]
+    for entry in loaded.entries:
+        out = entry_to_record(entry)
         if isinstance(out, ImportFailure):
             parsed.failures.append(out)
         else:

@@ -8,8 +8,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
 
@@ -75,22 +76,31 @@ def _record(item: Any, position: int) -> ImportRecord | ImportFailure:
         for n in re.split(r"\n\s*\n", raw_note or "")
         if n.strip() and not re.match(r"^\s*(?:arxiv|publisher|doi)\s*:", n, re.I)
     ]
-    candidate = Candidate(
-        title=title,
-        authors=authors,
-        year=_year(item),
-        abstract=_text(item, "abstract"),
-        url=_text(item, "URL"),
-        doi=_text(item, "DOI"),
-        arxiv_id=_arxiv(item),
-        venue=_text(item, "container-title") or _text(item, "event-title"),
-        origin="csl-json",
-        source_id=key,
-    )
+    abstract = _text(item, "abstract")
+    url = _text(item, "URL")
+    doi = _text(item, "DOI")
+    venue = _text(item, "container-title") or _text(item, "event-title")
     raw_files = item.get("file")
     files = raw_files if isinstance(raw_files, list) else [raw_files]
     attachments = [f for f in files if isinstance(f, str) and f.strip()]
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
+        key,
+        fields,
+        notes=notes,
+        attachments=attachments,
+        year=_year(item),
+        arxiv_id=_arxiv(item),
+        origin="csl-json",
+        source_id=key,
+    )
 
 
 def parse_csl_json(text: str) -> ParsedImport:
@@ -100,6 +110,8 @@ def parse_csl_json(text: str) -> ParsedImport:
         data = json.loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"cannot parse CSL-JSON: {exc}") from exc
+    except RecursionError:
+        raise ImportFormatError("cannot parse CSL-JSON: it is nested too deeply") from None
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         data = data["items"]
     items = data if isinstance(data, list) else [data]

@@ -7,16 +7,19 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
+from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id
 
 _LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
 
 
-def _tags(lines: list[tuple[str, str]]) -> dict[str, list[str]]:
+def _tags(lines: list[tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """Each tag's values; a value's wrapped lines joined with spaces."""
     tags: dict[str, list[str]] = {}
-    for tag, value in lines:
+    for tag, parts in lines:
+        value = " ".join(parts).strip()
         if value:
             tags.setdefault(tag, []).append(value)
     return tags
@@ -65,19 +68,28 @@ def _record(tags: dict[str, list[str]], position: int) -> ImportRecord | ImportF
                 break
     attachments = [p for link in tags.get("L1", []) if (p := _path_of(link))]
     notes = [n.strip() for n in tags.get("N1", []) if n.strip() and not _identifier(n)]
-    candidate = Candidate(
-        title=title,
-        authors=[_author(a) for a in [*tags.get("AU", []), *tags.get("A1", [])]],
+    authors = [_author(a) for a in [*tags.get("AU", []), *tags.get("A1", [])]]
+    abstract = first("AB", "N2")
+    venue = first("T2", "JO", "JF", "BT", "J2")
+    url = urls[0] if urls else None
+    fields = {
+        "title": title,
+        "abstract": abstract,
+        "venue": venue,
+        "authors": authors,
+        "url": url,
+        "doi": doi,
+    }
+    return checked_record(
+        key,
+        fields,
+        notes=notes,
+        attachments=attachments,
         year=int(year.group(1)) if year else None,
-        abstract=first("AB", "N2"),
-        url=urls[0] if urls else None,
-        doi=doi,
         arxiv_id=arxiv,
-        venue=first("T2", "JO", "JF", "BT", "J2"),
         origin="ris",
         source_id=first("ID"),
     )
-    return ImportRecord(candidate=candidate, attachments=attachments, notes=notes)
 
 
 def _identifier(note: str) -> bool:
@@ -89,19 +101,19 @@ def parse_ris(text: str) -> ParsedImport:
     ``TY  -`` record."""
     text = text.lstrip("\ufeff")
     parsed = ParsedImport("ris", [])
-    current: list[tuple[str, str]] | None = None
+    # (tag, the value's lines): joined once per record, not once per wrapped line.
+    current: list[tuple[str, list[str]]] | None = None
     seen = 0
     for raw in text.splitlines():
         line = raw.rstrip()
         match = _LINE.match(line)
         if match is None:
             if current and line.strip():  # a wrapped value continues the last tag
-                tag, value = current[-1]
-                current[-1] = (tag, f"{value} {line.strip()}".strip())
+                current[-1][1].append(line.strip())
             continue
         tag, value = match.group(1), (match.group(2) or "").strip()
         if tag == "TY":
-            current = [(tag, value)]
+            current = [(tag, [value])]
         elif tag == "ER":
             if current is not None:
                 seen += 1
@@ -112,7 +124,7 @@ def parse_ris(text: str) -> ParsedImport:
                     parsed.records.append(out)
             current = None
         elif current is not None:
-            current.append((tag, value))
+            current.append((tag, [value]))
     if current is not None:
         seen += 1
         parsed.failures.append(

@@ -8,6 +8,7 @@ texts joined with "\n" (`joined_text`); `PageIndex` converts between the two.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Literal
@@ -128,3 +129,15 @@ def content_type_for(kind: str) -> str:
         "markdown": "text/markdown",
         "text": "text/plain",
     }.get(kind, "application/octet-stream")
+
+
+_UNSAFE_NAME = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def safe_file_name(name: str | None, default: str = "upload") -> str:
+    """A file name as stored and echoed: its last path component only (``../../x.pdf`` →
+    ``x.pdf``, ``C:\\a\\b.pdf`` → ``b.pdf``), control characters dropped, no leading
+    dots (no ``..``, no hidden files), at most 200 characters."""
+    last = re.split(r"[/\\]", name or "")[-1]
+    cleaned = _UNSAFE_NAME.sub("", last).strip().lstrip(".").strip()
+    return cleaned[:200] or default

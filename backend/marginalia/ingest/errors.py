@@ -13,6 +13,7 @@ ErrorCode = Literal[
     "corrupt_pdf",
     "image_only_pdf",
     "no_text",
+    "over_budget",  # the parse needs more memory, time or inflated bytes than allowed
 ]
 
 

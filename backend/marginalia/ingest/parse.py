@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from marginalia.ingest.documents import DocumentKind, ParsedDocument
 from marginalia.ingest.errors import DocumentError
@@ -38,8 +39,10 @@ def parse_document(
     content_type: str | None = None,
     max_bytes: int,
     max_pages: int,
+    on_page: Callable[[int], None] | None = None,
 ) -> ParsedDocument:
-    """Parse an uploaded document, or raise DocumentError saying why not."""
+    """Parse an uploaded document, or raise DocumentError saying why not. ``on_page`` is
+    told each PDF page read (the sandbox's progress; see ``ingest/untrusted.py``)."""
     if len(data) == 0:
         raise DocumentError(
             "empty_file", f"“{filename}” is empty (0 bytes). Check the file and upload it again."
@@ -52,7 +55,7 @@ def parse_document(
         )
     kind = sniff_kind(data, filename, content_type)
     if kind == "pdf":
-        return parse_pdf(data, max_pages=max_pages)
+        return parse_pdf(data, max_pages=max_pages, on_page=on_page)
     if kind == "html":
         return parse_html(data)
     text = decode_text(data)

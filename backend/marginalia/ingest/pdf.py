@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pypdfium2 as pdfium
@@ -44,12 +45,16 @@ def normalise_page_text(raw: str) -> str:
 _PDFIUM = threading.Lock()
 
 
-def parse_pdf(data: bytes, *, max_pages: int) -> ParsedDocument:
+def parse_pdf(
+    data: bytes, *, max_pages: int, on_page: Callable[[int], None] | None = None
+) -> ParsedDocument:
     with _PDFIUM:
-        return _parse_pdf_locked(data, max_pages=max_pages)
+        return _parse_pdf_locked(data, max_pages=max_pages, on_page=on_page)
 
 
-def _parse_pdf_locked(data: bytes, *, max_pages: int) -> ParsedDocument:
+def _parse_pdf_locked(
+    data: bytes, *, max_pages: int, on_page: Callable[[int], None] | None
+) -> ParsedDocument:
     try:
         pdf = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -66,12 +71,14 @@ def _parse_pdf_locked(data: bytes, *, max_pages: int) -> ParsedDocument:
             "downloading) and cannot be opened. Download it again and re-upload it.",
         ) from exc
     try:
-        return _parse_open_pdf(pdf, max_pages=max_pages)
+        return _parse_open_pdf(pdf, max_pages=max_pages, on_page=on_page)
     finally:
         pdf.close()
 
 
-def _parse_open_pdf(pdf: pdfium.PdfDocument, *, max_pages: int) -> ParsedDocument:
+def _parse_open_pdf(
+    pdf: pdfium.PdfDocument, *, max_pages: int, on_page: Callable[[int], None] | None
+) -> ParsedDocument:
     page_count = len(pdf)
     if page_count == 0:
         raise DocumentError(
@@ -100,6 +107,8 @@ def _parse_open_pdf(pdf: pdfium.PdfDocument, *, max_pages: int) -> ParsedDocumen
                 # Closed here, under the lock, never later by the garbage collector.
                 page.close()
             pages.append(Page(number=i + 1, text=normalise_page_text(raw)))
+            if on_page is not None:
+                on_page(i + 1)
         metadata = {k: v for k, v in pdf.get_metadata_dict().items() if v}
     except pdfium.PdfiumError as exc:
         raise DocumentError(
@@ -124,7 +133,6 @@ def _parse_open_pdf(pdf: pdfium.PdfDocument, *, max_pages: int) -> ParsedDocumen
     )
     doc.authors = _metadata_authors(metadata.get("Author"))
     return enrich(doc, page_authors=_authors_after_title(first_page_lines, title_lines))
-    return doc
 
 
 # --- title and authors ------------------------------------------------------------------

@@ -38,7 +38,7 @@ from marginalia.ingest.dedup import (
     match_cheap_layers,
     record_from_row,
 )
-from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for
+from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for, safe_file_name
 from marginalia.ingest.hygiene import clean_document
 from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
@@ -350,7 +350,7 @@ async def _store(
         "metadata_references": list(meta.references),
         "content_hash": p.digest,
         "file_key": stored.key,
-        "file_name": filename,
+        "file_name": safe_file_name(filename),
         "content_type": p.content_type or content_type_for(parsed.kind),
         "byte_size": len(p.data),
         "page_count": parsed.page_count,

@@ -1,14 +1,17 @@
-"""What ingest refuses, and why: a document is parsed with the configured limits before
-anything is stored; a refusal is an IngestRefused with a clear, user-facing message
-(invariant 6)."""
+"""What ingest refuses, and why: a document is parsed with the configured limits — in the
+parse sandbox, under its memory, time and decompression budgets (``ingest/untrusted.py``)
+— before anything is stored; a refusal is an IngestRefused with a clear, user-facing
+message (invariant 6). What the document says about itself is clipped to the field
+limits (``marginalia/limits.py``)."""
 
 from __future__ import annotations
 
+from marginalia import limits
 from marginalia.config import Settings
 from marginalia.errors import MarginaliaError, PayloadTooLarge, UnsupportedMedia
 from marginalia.ingest.documents import ParsedDocument
 from marginalia.ingest.errors import DocumentError
-from marginalia.ingest.parse import parse_document
+from marginalia.ingest.untrusted import parse_untrusted
 
 
 class IngestRefused(MarginaliaError):
@@ -40,12 +43,12 @@ def validate_document(
 ) -> ParsedDocument:
     """Parse with the configured limits; refusals become IngestRefused with a clear message."""
     try:
-        return parse_document(
-            data,
-            filename,
-            content_type=content_type,
-            max_bytes=settings.ingest.max_upload_mb * 1024 * 1024,
-            max_pages=settings.ingest.max_pages,
-        )
+        document = parse_untrusted(data, filename, content_type, settings.ingest)
     except DocumentError as exc:
         raise refused(exc, filename) from exc
+    document.title = limits.clip(document.title, limits.TITLE)
+    document.abstract = limits.clip(document.abstract, limits.ABSTRACT)
+    document.venue = limits.clip(document.venue, limits.VENUE)
+    document.authors = limits.clip_names(document.authors)
+    document.doi = limits.clip(document.doi, limits.IDENTIFIER)
+    return document

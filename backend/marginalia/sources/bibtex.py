@@ -6,12 +6,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-import bibtexparser
 from bibtexparser.bibdatabase import BibDatabase
-from bibtexparser.bparser import BibTexParser
 from bibtexparser.bwriter import BibTexWriter
 from bibtexparser.latexenc import latex_to_unicode
 
+from marginalia import limits
+from marginalia.sources.bibtex_macros import MacroBomb, load_bounded
 from marginalia.sources.candidate import Candidate, normalize_arxiv_id
 
 
@@ -147,6 +147,20 @@ def entry_to_candidate(entry: dict[str, str]) -> Candidate | None:
     )
 
 
+# The fields entry_to_candidate reads, each expanded up to these raw lengths (an entry
+# with a longer one is skipped), and what a whole file may expand to.
+_FIELDS = {
+    "title": 2 * limits.TITLE + 100,
+    "abstract": 2 * limits.ABSTRACT + 100,
+    **{k: 2 * limits.VENUE + 100 for k in ("journal", "booktitle", "journaltitle")},
+    "author": 200_000,
+    **{k: limits.URL for k in ("url", "file")},
+    **{k: limits.IDENTIFIER for k in ("doi", "eprint", "archiveprefix", "eprinttype")},
+    **{k: limits.IDENTIFIER for k in ("arxiv", "arxivid", "year", "date")},
+}
+_EXPANDED_CHARS = 64 * 1024 * 1024
+
+
 def parse_bibtex(text: str) -> list[Candidate]:
     """Candidates from BibTeX text (entries without a title are skipped).
 
@@ -154,13 +168,13 @@ def parse_bibtex(text: str) -> list[Candidate]:
     """
     if not text or not text.strip():
         raise BibtexError("empty BibTeX input")
-    parser = BibTexParser(common_strings=True, ignore_nonstandard_types=False)
-    parser.homogenize_fields = False
     try:
-        database = bibtexparser.loads(text, parser=parser)
+        loaded = load_bounded(text, _FIELDS, budget=_EXPANDED_CHARS)
+    except MacroBomb as exc:
+        raise BibtexError(str(exc)) from None
     except Exception as exc:  # bibtexparser raises pyparsing and assorted errors
         raise BibtexError(f"cannot parse BibTeX: {exc}") from exc
-    entries = database.entries
+    entries = loaded.entries
     if not entries:
         raise BibtexError(
             "no BibTeX entries found (expected entries like @article{key, title = {...}, ...})"

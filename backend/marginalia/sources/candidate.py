@@ -13,6 +13,8 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from marginalia import limits
+
 Origin = Literal["arxiv", "openalex", "brave", "catalog", "bibtex", "ris", "csl-json", "upload"]
 
 # --- DOI --------------------------------------------------------------------------------
@@ -246,7 +248,31 @@ class Candidate(BaseModel):
     @field_validator("title", mode="before")
     @classmethod
     def _title(cls, value: object) -> object:
-        return " ".join(value.split()) if isinstance(value, str) else value
+        return (
+            limits.clip(" ".join(value.split()), limits.TITLE) if isinstance(value, str) else value
+        )
+
+    # What a search result says is clipped to the field limits (marginalia/limits.py);
+    # imports refuse an over-long entry before it becomes a Candidate.
+    @field_validator("abstract", mode="after")
+    @classmethod
+    def _abstract(cls, value: str | None) -> str | None:
+        return limits.clip(value, limits.ABSTRACT)
+
+    @field_validator("venue", mode="after")
+    @classmethod
+    def _venue(cls, value: str | None) -> str | None:
+        return limits.clip(value, limits.VENUE)
+
+    @field_validator("url", "pdf_url", mode="after")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return value if value is None or len(value) <= limits.URL else None  # a cut URL is wrong
+
+    @field_validator("authors", mode="after")
+    @classmethod
+    def _authors(cls, value: list[str]) -> list[str]:
+        return limits.clip_names(value)
 
     @model_validator(mode="after")
     def _derive_arxiv_id(self) -> Candidate:

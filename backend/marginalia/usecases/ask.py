@@ -38,6 +38,7 @@ from marginalia.db.repositories import sources as sources_repo
 from marginalia.errors import ConflictError, MarginaliaError, NotFoundError, ValidationFailed
 from marginalia.llm import ChatMessage, LLMProvider
 from marginalia.runtime import Runtime
+from marginalia.usecases import accounts
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ class AskPlan:
     save: bool = True
     score_only: bool = False
     provider: LLMProvider | None = None
+    user_id: uuid.UUID | None = None  # who asks (accounts mode): the conversation's author
 
 
 async def prepare(
@@ -128,9 +130,12 @@ async def prepare(
     calibration: Calibration | None = None,
     score_only: bool = False,
     provider: LLMProvider | None = None,
+    user_id: uuid.UUID | None = None,
 ) -> AskPlan:
     """Check the request and load the history.
 
+    ``user_id``: who asks (accounts mode); a conversation is continued only by whoever
+    started it (``accounts.check_conversation_write``), a new one is theirs.
     ``save``: store the turn in a conversation (the API; the CLI and evals don't).
     ``calibration``: None reads ``eval/calibration.json`` (invariant 4); an eval passes one.
     ``score_only``: evidence scored, no calibration read, no claims, no model call.
@@ -173,6 +178,8 @@ async def prepare(
             recent = await repo.last_messages(
                 session, conversation_id, rt.settings.answer.history_messages
             )
+        if user_id is not None:
+            await accounts.check_conversation_write(rt, user_id, conversation)
         history = [
             ChatMessage(role="assistant" if m.role == "assistant" else "user", content=m.content)
             for m in recent
@@ -188,6 +195,7 @@ async def prepare(
         save=save,
         score_only=score_only,
         provider=provider,
+        user_id=user_id,
     )
 
 
@@ -302,6 +310,7 @@ async def _start_turn(rt: Runtime, plan: AskPlan) -> tuple[Conversation, Message
                 workspace_id=plan.workspace_id,
                 source_id=plan.source_id,
                 title=plan.question[: rt.settings.answer.title_chars],
+                user_id=plan.user_id,
             )
         message = await repo.add_message(
             session,

@@ -6,11 +6,15 @@ Archive layout::
     database.dump     pg_dump --format=custom of the Marginalia database
     files/<sha256>    every object of the file store (local directory or S3 bucket)
     manifest.json     written last: format version, alembic revision, embedding model,
-                      created_at, row counts, the dump's SHA-256 and every file's size
+                      created_at, row counts, the dump's SHA-256, every file's size, and
+                      ``digest``: the SHA-256 of the rest of the manifest
 
-A restore validates the whole archive first — every member's name, the manifest, the
-dump's checksum and table of contents, every file's content hash — and only then touches
-anything: it refuses a database that already holds workspaces unless ``force``, puts the
+A restore (and ``restore --check``) validates the whole archive first — every member's
+name, the manifest's digest, the dump's checksum and table of contents, every file's
+content hash, and the manifest against the archive (issue 34): its schema revision, row
+counts, pinned model and PostgreSQL version against what the dump itself holds, its file
+list, sizes and count against the files, the files it calls missing against the file
+keys the dumped sources name — and only then touches anything: it refuses a database that already holds workspaces unless ``force``, puts the
 files back, replaces the database in one transaction (pg_restore ``--clean --if-exists``),
 migrates it to head when the backup is older, and removes stored files the backup does
 not have.
@@ -43,7 +47,8 @@ from marginalia.storage import FileStore
 from marginalia.storage.base import is_key
 
 FORMAT = "marginalia-backup"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the manifest carries its digest
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 DUMP = "database.dump"
 FILES = "files/"
@@ -189,12 +194,19 @@ def create_backup(settings: Settings, path: Path, *, overwrite: bool = False) ->
                         "missing": missing,
                     },
                 }
+                manifest["digest"] = manifest_digest(manifest)
                 _add_bytes(tar, MANIFEST, json.dumps(manifest, indent=2).encode())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
         store.close()
     return manifest
+
+
+def manifest_digest(manifest: dict[str, Any]) -> str:
+    """SHA-256 of the manifest's canonical JSON, its ``digest`` left out."""
+    body = {k: v for k, v in manifest.items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def _file_hash(path: Path) -> str:
@@ -218,9 +230,10 @@ def _copy_hashing(source: IO[bytes], target: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def unpack(path: Path, staging: Path) -> dict[str, Any]:
+def unpack(path: Path, staging: Path, pg_restore: Path | None = None) -> dict[str, Any]:
     """Extract and check the whole archive into ``staging``; returns the manifest.
-    Anything wrong raises :class:`InvalidBackup` — nothing outside ``staging`` is touched."""
+    Anything wrong raises :class:`InvalidBackup` — nothing outside ``staging`` is touched.
+    ``pg_restore`` reads the dump (default: one that reads the manifest's PostgreSQL)."""
     if not path.is_file():
         raise InvalidBackup(f"{path} is not a file")
     (staging / "files").mkdir(parents=True, exist_ok=True)
@@ -254,13 +267,20 @@ def unpack(path: Path, staging: Path) -> dict[str, Any]:
         manifest = json.loads(manifest_bytes)
         if manifest.get("format") != FORMAT:
             raise InvalidBackup(f"{path} is not a Marginalia backup")
-        if manifest.get("version") != FORMAT_VERSION:
+        if manifest.get("version") not in READABLE_VERSIONS:
             raise InvalidBackup(
                 f"backup format version {manifest.get('version')} is not supported "
-                f"(this Marginalia reads version {FORMAT_VERSION})"
+                f"(this Marginalia reads versions {', '.join(map(str, READABLE_VERSIONS))})"
+            )
+        if manifest["version"] >= 2 and manifest.get("digest") != manifest_digest(manifest):
+            raise InvalidBackup(
+                f"{MANIFEST} was changed after the backup was made (its digest does not "
+                "match its content)"
             )
         database, sizes = manifest["database"], manifest["files"]["sizes"]
         revision = manifest["alembic_revision"]
+        if not isinstance(sizes, dict) or not isinstance(manifest["counts"], dict):
+            raise TypeError("files.sizes and counts must be objects")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise InvalidBackup(f"{MANIFEST} of {path} is malformed: {exc}") from exc
     if seen.get(DUMP) != (database.get("sha256"), database.get("size")):
@@ -279,7 +299,49 @@ def unpack(path: Path, staging: Path) -> dict[str, Any]:
             f"the backup's schema revision {revision!r} is unknown to this Marginalia "
             f"({__version__}): restore it with the version that made it, or a newer one"
         )
+    _check_against_archive(manifest, staging / DUMP, pg_restore)
     return dict(manifest)
+
+
+def _check_against_archive(
+    manifest: dict[str, Any], dump_file: Path, pg_restore: Path | None
+) -> None:
+    """The manifest says what the archive holds: refuse it where it does not."""
+    files, sizes, counts = manifest["files"], manifest["files"]["sizes"], manifest["counts"]
+    wrong: list[str] = []
+    if files.get("count") != len(sizes) or counts.get("stored_files") != len(sizes):
+        wrong.append(f"it counts {files.get('count')} files, the archive has {len(sizes)}")
+    if files.get("bytes") != sum(sizes.values()):
+        wrong.append(f"it sums the files to {files.get('bytes')} bytes, not {sum(sizes.values())}")
+    try:
+        major = int(manifest.get("postgres_major") or 0)
+        facts = pg.dump_facts(pg_restore or pg.reader_tool(major), dump_file)
+    except (pg.BackupToolError, OSError, ValueError, TypeError) as exc:
+        raise InvalidBackup(f"the database dump cannot be read back: {exc}") from exc
+    if facts.revision != manifest["alembic_revision"]:
+        wrong.append(
+            f"it names schema {manifest['alembic_revision']!r}, the dump is at {facts.revision!r}"
+        )
+    table_counts = {k: v for k, v in counts.items() if k != "stored_files"}
+    if table_counts != facts.counts:
+        differ = sorted(
+            t
+            for t in set(table_counts) | set(facts.counts)
+            if table_counts.get(t) != facts.counts.get(t)
+        )
+        wrong.append(f"its row counts differ from the dump's ({', '.join(differ[:5])})")
+    pinned = (manifest.get("embedding_model") or {}).get("pinned")
+    if pinned != facts.pinned:
+        wrong.append(f"it names the embedding model {pinned}, the dump pins {facts.pinned}")
+    if facts.server_major is not None and manifest.get("postgres_major") != facts.server_major:
+        wrong.append(
+            f"it says PostgreSQL {manifest.get('postgres_major')}, the dump is from "
+            f"PostgreSQL {facts.server_major}"
+        )
+    if sorted(facts.file_keys - set(sizes)) != sorted(files.get("missing") or []):
+        wrong.append("its list of missing files differs from what the dumped sources name")
+    if wrong:
+        raise InvalidBackup(f"{MANIFEST} does not describe this archive: " + "; ".join(wrong))
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
@@ -298,9 +360,9 @@ def restore_backup(settings: Settings, path: Path, *, force: bool = False) -> Re
     settings.home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=settings.home, prefix=".restore-") as work:
         staging = Path(work)
-        manifest = unpack(path, staging)
         location = resolve_database(settings)
         tools = pg.find_tools(location)
+        manifest = unpack(path, staging, tools.pg_restore)
         dump_file = staging / DUMP
         pg.archive_tables(tools, dump_file)  # reads the dump's whole table of contents
         existing = pg.workspace_count(location.url)

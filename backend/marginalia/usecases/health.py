@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import PurePath
 from typing import Any
 
 from marginalia.answer.calibration import CalibrationError, load_calibration
@@ -46,6 +48,29 @@ async def health_report(rt: Runtime) -> dict[str, Any]:
         report["jobs"]["redis"] = await _redis_ping(settings.redis_url)
         if not report["jobs"]["redis"]:
             report["status"] = "degraded" if report["status"] == "ok" else report["status"]
+    return report
+
+
+# An absolute path in a message: a slash-led run of path segments (a socket, a file).
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.~:/])/(?:[^\s\"'<>|/]+/)*[^\s\"'<>|/]*")
+
+
+def without_paths(value: Any) -> Any:
+    """``value`` (a report, a message) with every absolute path cut to its last part:
+    ``GET /api/health`` is public in accounts mode, and where the server keeps its files
+    is nobody else's business (``marginalia db status`` shows them in full)."""
+    if isinstance(value, str):
+        return _ABSOLUTE_PATH.sub(lambda m: PurePath(m.group(0)).name or "/", value)
+    if isinstance(value, dict):
+        return {k: without_paths(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_paths(v) for v in value]
+    return value
+
+
+async def public_health_report(rt: Runtime) -> dict[str, Any]:
+    """What ``GET /api/health`` answers: :func:`health_report` without absolute paths."""
+    report: dict[str, Any] = without_paths(await health_report(rt))
     return report
 
 

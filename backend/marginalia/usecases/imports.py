@@ -1,7 +1,10 @@
 """Importing a bibliography (BibTeX, RIS, CSL-JSON — what Zotero and Mendeley export)
 into a workspace.
 
-``submit_import`` reads the text (a bad file changes nothing), reads each entry's
+``submit_import`` reads the text in the parse sandbox (``formats/untrusted.py``: its own
+process, under a memory and time budget; ``@string`` macros expanded under a budget; an
+entry with a field over its limit refused, ``formats/limits.py``) — a bad file changes
+nothing —, reads each entry's
 attachment when it resolves inside the export's folder (``formats/attachments.py``;
 escapes and missing files are refused, with the reason) into the file store, and
 submits one ``research.import`` job. The job runs every entry through the research
@@ -22,32 +25,52 @@ from typing import Any
 from marginalia.db.models import Job
 from marginalia.discovery.bibtex_io import MAX_IMPORT_ENTRIES
 from marginalia.errors import ValidationFailed
+from marginalia.formats import untrusted
 from marginalia.formats.attachments import pick_attachment
-from marginalia.formats.bibtex_import import parse_bibtex_export
-from marginalia.formats.csljson import parse_csl_json
+from marginalia.formats.limits import MAX_IMPORT_BYTES
 from marginalia.formats.records import (
     IMPORT_FORMATS,
     ImportFormat,
     ImportFormatError,
     ParsedImport,
 )
-from marginalia.formats.ris import parse_ris
 from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
 
 IMPORT_KIND = "research.import"
 
-_PARSERS = {"bibtex": parse_bibtex_export, "ris": parse_ris, "csl-json": parse_csl_json}
+
+async def read_export(rt: Runtime, text: str, fmt: ImportFormat) -> ParsedImport:
+    """The records of an export, read in the parse sandbox; a clear ValidationFailed when
+    it cannot be read, is too large, or holds no entry that can be imported."""
+    if fmt not in untrusted.PARSERS:
+        raise ValidationFailed(f"unknown import format {fmt!r}; one of {', '.join(IMPORT_FORMATS)}")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_IMPORT_BYTES:
+        raise ValidationFailed(
+            f"the file is {size / 1e6:.1f} MB; import files up to "
+            f"{MAX_IMPORT_BYTES // (1024 * 1024)} MB (split a larger library)"
+        )
+    try:
+        parsed = await asyncio.to_thread(untrusted.parse_untrusted, text, fmt, rt.settings.ingest)
+    except ImportFormatError as exc:
+        raise ValidationFailed(f"cannot import {fmt}: {exc}") from exc
+    return _importable(parsed)
 
 
 def parse_export(text: str, fmt: ImportFormat) -> ParsedImport:
-    """The records of an export; a clear ValidationFailed when it cannot be read."""
-    if fmt not in _PARSERS:
+    """The records of an export parsed in this process (trusted text: tests, tools); the
+    server and the CLI use :func:`read_export`."""
+    if fmt not in untrusted.PARSERS:
         raise ValidationFailed(f"unknown import format {fmt!r}; one of {', '.join(IMPORT_FORMATS)}")
     try:
-        parsed = _PARSERS[fmt](text)
+        parsed = untrusted.PARSERS[fmt](text)
     except ImportFormatError as exc:
         raise ValidationFailed(f"cannot import {fmt}: {exc}") from exc
+    return _importable(parsed)
+
+
+def _importable(parsed: ParsedImport) -> ParsedImport:
     total = len(parsed.records) + len(parsed.failures)
     if total > MAX_IMPORT_ENTRIES:
         raise ValidationFailed(
@@ -71,7 +94,7 @@ async def submit_import(
     """Validate the export, store the attachments found inside ``folder`` (the export's
     own folder; None, e.g. over the API: no attachment is read), submit the import job."""
     await get_workspace(rt, workspace_id)
-    parsed = parse_export(text, fmt)
+    parsed = await read_export(rt, text, fmt)
     max_bytes = rt.settings.ingest.max_upload_mb * 1024 * 1024
     refused: list[dict[str, str]] = []
     candidates: list[dict[str, Any]] = []

@@ -3,8 +3,11 @@ diagnostic ticker."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from marginalia.db.models import Job, JobEvent
 from marginalia.jobs.events import follow_events
@@ -45,6 +48,52 @@ async def ping(
     )
 
 
-def job_events(rt: Runtime, job_id: uuid.UUID, *, after_id: int = 0) -> AsyncIterator[JobEvent]:
-    """The job's events after ``after_id``, live until it finishes."""
-    return follow_events(rt.db, job_id, after_id=after_id)
+def job_events(
+    rt: Runtime,
+    job_id: uuid.UUID,
+    *,
+    after_id: int = 0,
+    allowed: Callable[[], Awaitable[bool]] | None = None,
+    recheck_s: float = 2.0,
+) -> AsyncIterator[JobEvent]:
+    """The job's events after ``after_id``, live until it finishes — or, with ``allowed``,
+    until it says no: it is asked at least every ``recheck_s`` (also while no event comes)
+    and before an event is handed on, so a stream ends within about ``recheck_s`` of its
+    credentials ending (a token revoked, a session signed out, access withdrawn)."""
+    events = follow_events(rt.db, job_id, after_id=after_id)
+    if allowed is None:
+        return events
+    return _while_allowed(events, allowed, recheck_s)
+
+
+async def _while_allowed(
+    events: AsyncIterator[JobEvent], allowed: Callable[[], Awaitable[bool]], recheck_s: float
+) -> AsyncIterator[JobEvent]:
+    following = aiter(events)
+    pending: asyncio.Future[JobEvent] | None = None
+    checked = time.monotonic()
+    try:
+        while True:
+            if pending is None:
+                pending = asyncio.ensure_future(anext(following))
+            done, _ = await asyncio.wait({pending}, timeout=recheck_s)
+            if time.monotonic() - checked >= recheck_s or not done:
+                if not await allowed():
+                    return
+                checked = time.monotonic()
+            if not done:
+                continue
+            finished, pending = pending, None
+            try:
+                event = finished.result()
+            except StopAsyncIteration:
+                return
+            yield event
+    finally:
+        if pending is not None:
+            pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await pending
+        closing = getattr(following, "aclose", None)
+        if closing is not None:
+            await closing()

@@ -24,6 +24,7 @@ from marginalia.answer.schemas import CitationLocation
 from marginalia.db.models import Chunk, Job, Source, SourcePage
 from marginalia.db.repositories import sources as repo
 from marginalia.errors import MarginaliaError, NotFoundError, ValidationFailed
+from marginalia.ingest.documents import safe_file_name
 from marginalia.ingest.errors import DocumentError
 from marginalia.ingest.parse import sniff_kind
 from marginalia.ingest.pipeline import (
@@ -50,9 +51,15 @@ INGEST_KIND = "ingest"
 
 @dataclass(frozen=True)
 class Upload:
+    """A file to ingest. Its name keeps only its last path component (no ``../``) before it
+    is stored or echoed (``safe_file_name``)."""
+
     filename: str
     data: bytes
     content_type: str | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "filename", safe_file_name(self.filename))
 
 
 async def validate_upload(rt: Runtime, upload: Upload) -> None:

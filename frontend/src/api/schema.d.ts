@@ -622,6 +622,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{workspace_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending invitation (accounts mode) */
+        delete: operations["withdraw_invitation_api_workspaces__workspace_id__invitations__invitation_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces/{workspace_id}/knowledge/rebuild": {
         parameters: {
             query?: never;
@@ -646,9 +663,9 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who may use the workspace (accounts mode) */
+        /** Who may use the workspace, and the invitations pending (accounts mode) */
         get: operations["list_members_api_workspaces__workspace_id__members_get"];
-        /** Share the workspace with a user, as owner or reader (accounts mode) */
+        /** Share the workspace with an email, as owner or reader (accounts mode): a member's role changes, anyone else gets a pending invitation */
         put: operations["set_member_api_workspaces__workspace_id__members_put"];
         post?: never;
         delete?: never;
@@ -1883,14 +1900,28 @@ export interface components {
             mode: "local" | "accounts";
             user: components["schemas"]["UserOut"] | null;
         };
-        /** MemberOut */
+        /**
+         * MemberOut
+         * @description A member (``status`` member, with the user) or a pending invitation to an email
+         *     (``status`` pending, with the invitation's id: withdraw it with DELETE).
+         */
         MemberOut: {
+            /** Email */
+            email: string;
+            /** Invitation Id */
+            invitation_id?: string | null;
             /**
              * Role
              * @enum {string}
              */
             role: "owner" | "reader";
-            user: components["schemas"]["UserOut"];
+            /**
+             * Status
+             * @default member
+             * @enum {string}
+             */
+            status: "member" | "pending";
+            user: components["schemas"]["UserOut"] | null;
         };
         /** MemberSet */
         MemberSet: {
@@ -2109,6 +2140,29 @@ export interface components {
             page?: number | null;
             /** Section */
             section?: string | null;
+        };
+        /**
+         * SharedOut
+         * @description What sharing did: ``member`` — the email is a member's, whose role changed;
+         *     ``pending`` — an invitation, which becomes a membership when the person with that
+         *     email signs in or uses the API. The answer is the same whether or not the email has an
+         *     account; the invitation shows as a member in the list once it is accepted.
+         */
+        SharedOut: {
+            /** Email */
+            email: string;
+            /** Invitation Id */
+            invitation_id?: string | null;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "owner" | "reader";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "member" | "pending";
         };
         /** SignIn */
         SignIn: {
@@ -2894,6 +2948,15 @@ export interface operations {
             };
             /** @description Invalid request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Too many attempts: see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5906,6 +5969,81 @@ export interface operations {
             };
         };
     };
+    withdraw_invitation_api_workspaces__workspace_id__invitations__invitation_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+                invitation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     rebuild_api_workspaces__workspace_id__knowledge_rebuild_post: {
         parameters: {
             query?: never;
@@ -6061,7 +6199,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["MemberOut"];
+                    "application/json": components["schemas"]["SharedOut"];
                 };
             };
             /** @description Not an allowed Host */

@@ -16,7 +16,7 @@ from marginalia.answer.schemas import (
     MessageOut,
 )
 from marginalia.answer.streaming import MEDIA_TYPE, ndjson
-from marginalia.api.deps import RuntimeDep
+from marginalia.api.deps import PrincipalDep, RuntimeDep
 from marginalia.api.schemas import ErrorOut, Offset
 from marginalia.api.stream_schemas import stream_content
 from marginalia.usecases import ask, conversations
@@ -56,13 +56,14 @@ def _stream(rt: RuntimeDep, plan: ask.AskPlan) -> StreamingResponse:
     summary="Ask the workspace (streamed NDJSON)",
 )
 async def ask_workspace(
-    workspace_id: uuid.UUID, body: AskRequest, rt: RuntimeDep
+    workspace_id: uuid.UUID, body: AskRequest, rt: RuntimeDep, principal: PrincipalDep
 ) -> StreamingResponse:
     plan = await ask.prepare(
         rt,
         question=body.question,
         workspace_id=workspace_id,
         conversation_id=body.conversation_id,
+        user_id=principal.user_id,
     )
     return _stream(rt, plan)
 
@@ -73,12 +74,15 @@ async def ask_workspace(
     responses=_STREAM_DOC,
     summary="Ask one paper (streamed NDJSON); only its passages are searched",
 )
-async def ask_source(source_id: uuid.UUID, body: AskRequest, rt: RuntimeDep) -> StreamingResponse:
+async def ask_source(
+    source_id: uuid.UUID, body: AskRequest, rt: RuntimeDep, principal: PrincipalDep
+) -> StreamingResponse:
     plan = await ask.prepare(
         rt,
         question=body.question,
         source_id=source_id,
         conversation_id=body.conversation_id,
+        user_id=principal.user_id,
     )
     return _stream(rt, plan)
 

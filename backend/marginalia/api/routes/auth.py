@@ -29,9 +29,15 @@ async def me(request: Request, rt: RuntimeDep) -> MeOut:
     return MeOut(mode=mode, user=UserOut.model_validate(user) if user else None)
 
 
-@router.post("/session", response_model=UserOut, summary="Sign in: sets the session cookie")
-async def sign_in(body: SignIn, rt: RuntimeDep, response: Response) -> UserOut:
-    signed = await accounts.sign_in(rt, email=body.email, password=body.password)
+@router.post(
+    "/session",
+    response_model=UserOut,
+    responses={429: {"model": ErrorOut, "description": "Too many attempts: see Retry-After"}},
+    summary="Sign in: sets the session cookie",
+)
+async def sign_in(body: SignIn, rt: RuntimeDep, request: Request, response: Response) -> UserOut:
+    address = request.client.host if request.client else None
+    signed = await accounts.sign_in(rt, email=body.email, password=body.password, address=address)
     response.set_cookie(
         accounts.SESSION_COOKIE,
         signed.cookie,

@@ -6,14 +6,15 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt
 
-from marginalia.api.deps import PrincipalDep, RuntimeDep
+from marginalia.api.deps import PrincipalDep, RuntimeDep, credentials
 from marginalia.api.schemas import MAX_INT64, ErrorOut, JobOut
 from marginalia.api.stream_schemas import stream_content
 from marginalia.jobs.events import event_payload
+from marginalia.usecases import accounts
 from marginalia.usecases import jobs as service
 
 router = APIRouter(
@@ -83,6 +84,7 @@ async def cancel_job(job_id: uuid.UUID, rt: RuntimeDep) -> JobOut:
 async def job_events(
     job_id: uuid.UUID,
     rt: RuntimeDep,
+    request: Request,
     last_event_id: Annotated[str | None, Header()] = None,
     after: Annotated[
         int | None, Query(ge=0, le=MAX_INT64, description="alternative to Last-Event-ID")
@@ -96,8 +98,17 @@ async def job_events(
         ok = re.fullmatch(r"[0-9]{1,19}", digits) is not None and int(digits) <= MAX_INT64
         start = int(digits) if ok else 0
 
+    bearer, cookie = credentials(request)
+
+    async def allowed() -> bool:
+        # The stream ends when its credentials do (issue 34): re-checked every few seconds.
+        return await accounts.still_allowed(
+            rt, bearer=bearer, cookie=cookie, addressed={"job_id": job_id}
+        )
+
     async def stream() -> AsyncIterator[str]:
-        async for event in service.job_events(rt, job_id, after_id=start):
+        checked = allowed if accounts.accounts_mode(rt) else None
+        async for event in service.job_events(rt, job_id, after_id=start, allowed=checked):
             payload = event_payload(event)
             yield f"id: {event.id}\nevent: {event.type}\ndata: {json.dumps(payload)}\n\n"
 

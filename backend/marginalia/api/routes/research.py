@@ -30,11 +30,13 @@ class ResearchRequest(BaseModel):
     )
     max_sources: StrictInt = Field(default=30, ge=1, le=200, description="sources ingested at most")
     per_source_limit: StrictInt | None = Field(default=None, ge=1, le=100)
-    queries: list[str] | None = Field(
+    queries: list[Annotated[str, Field(max_length=500)]] | None = Field(
         default=None, max_length=5, description="search these instead of the decomposition's"
     )
-    sources: list[str] | None = Field(
-        default=None, description="restrict to these sources: arxiv, openalex, brave, catalog"
+    sources: list[Annotated[str, Field(max_length=20)]] | None = Field(
+        default=None,
+        max_length=4,
+        description="restrict to these sources: arxiv, openalex, brave, catalog",
     )
     fetch: StrictBool = Field(default=True, description="false: ingest abstracts only")
 

@@ -62,17 +62,18 @@ async def upload_sources(
             raise ValidationFailed(
                 "a file name or content type in the upload contains a NUL character"
             )
+        name = service.safe_file_name(upload.filename)
         if upload.size is not None and upload.size > limit:
             raise PayloadTooLarge(
-                f"“{upload.filename}” is {upload.size / 1e6:.1f} MB; the limit is "
+                f"“{name}” is {upload.size / 1e6:.1f} MB; the limit is "
                 f"{rt.settings.ingest.max_upload_mb} MB per file"
             )
         data = await upload.read(limit + 1)
         if len(data) > limit:
             raise PayloadTooLarge(
-                f"“{upload.filename}” exceeds the {rt.settings.ingest.max_upload_mb} MB limit per file"
+                f"“{name}” exceeds the {rt.settings.ingest.max_upload_mb} MB limit per file"
             )
-        uploads.append(service.Upload(upload.filename or "upload", data, upload.content_type))
+        uploads.append(service.Upload(name, data, upload.content_type))
     if not uploads:
         raise ValidationFailed("no files in the upload")
     submitted = await service.submit_uploads(rt, workspace_id, uploads)
@@ -261,7 +262,7 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | Literal["uns
 def content_disposition(disposition: str, filename: str) -> str:
     """``inline``/``attachment`` with an ASCII ``filename`` and the exact name as RFC 5987
     ``filename*`` (any script; a header must be Latin-1)."""
-    name = filename[:200]
+    name = service.safe_file_name(filename, default="document")
     fallback = re.sub(r'[^\x20-\x7e]|["\\%;]', "_", name).strip() or "document"
     return f"{disposition}; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 

@@ -9,6 +9,7 @@ from marginalia.api.schemas import (
     ErrorOut,
     MemberOut,
     MemberSet,
+    SharedOut,
     UserOut,
     WorkspaceCreate,
     WorkspaceDetail,
@@ -74,30 +75,56 @@ async def delete_workspace(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
 
 
 def _member(member: accounts.Member) -> MemberOut:
-    return MemberOut(user=UserOut.model_validate(member.user), role=member.role)
+    user = UserOut.model_validate(member.user)
+    return MemberOut(user=user, email=user.email, role=member.role)
+
+
+def _shared(shared: accounts.Shared) -> SharedOut:
+    return SharedOut.model_validate(shared, from_attributes=True)
 
 
 @router.get(
     "/{workspace_id}/members",
     response_model=list[MemberOut],
     responses={409: {"model": ErrorOut}},
-    summary="Who may use the workspace (accounts mode)",
+    summary="Who may use the workspace, and the invitations pending (accounts mode)",
 )
 async def list_members(workspace_id: uuid.UUID, rt: RuntimeDep) -> list[MemberOut]:
-    return [_member(m) for m in await accounts.members(rt, workspace_id)]
+    pending = [
+        MemberOut(user=None, **_shared(p).model_dump())
+        for p in await accounts.pending_invitations(rt, workspace_id)
+    ]
+    return [_member(m) for m in await accounts.members(rt, workspace_id)] + pending
 
 
 @router.put(
     "/{workspace_id}/members",
-    response_model=MemberOut,
+    response_model=SharedOut,
     responses={409: {"model": ErrorOut}},
-    summary="Share the workspace with a user, as owner or reader (accounts mode)",
+    summary="Share the workspace with an email, as owner or reader (accounts mode): a "
+    "member's role changes, anyone else gets a pending invitation",
 )
-async def set_member(workspace_id: uuid.UUID, body: MemberSet, rt: RuntimeDep) -> MemberOut:
+async def set_member(
+    workspace_id: uuid.UUID, body: MemberSet, rt: RuntimeDep, principal: PrincipalDep
+) -> SharedOut:
     await service.get_workspace(rt, workspace_id)
-    return _member(
-        await accounts.share_workspace(rt, workspace_id, email=body.email, role=body.role)
+    shared = await accounts.share_workspace(
+        rt, workspace_id, email=body.email, role=body.role, by=principal.user_id
     )
+    return _shared(shared)
+
+
+@router.delete(
+    "/{workspace_id}/invitations/{invitation_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={409: {"model": ErrorOut}},
+    summary="Withdraw a pending invitation (accounts mode)",
+)
+async def withdraw_invitation(
+    workspace_id: uuid.UUID, invitation_id: uuid.UUID, rt: RuntimeDep
+) -> Response:
+    await accounts.withdraw_invitation(rt, workspace_id, invitation_id)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.delete(

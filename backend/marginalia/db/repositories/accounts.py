@@ -1,5 +1,6 @@
-"""SQL for accounts: users, API tokens, browser sessions, workspace members, and which
-workspace a routed resource belongs to (for the access check)."""
+"""SQL for accounts: users, API tokens, browser sessions, workspace members and pending
+invitations, sign-in attempts, and which workspace a routed resource belongs to (for the
+access check)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlmodel import col
 
@@ -16,10 +18,12 @@ from marginalia.db.models import (
     Conversation,
     Highlight,
     Job,
+    SignInAttempt,
     Source,
     User,
     UserSession,
     Workspace,
+    WorkspaceInvitation,
     WorkspaceMember,
 )
 
@@ -151,13 +155,20 @@ async def remove_member(
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-async def members(session: AsyncSession, workspace_id: uuid.UUID) -> list[tuple[User, str]]:
-    result = await session.execute(
+async def members(
+    session: AsyncSession, workspace_id: uuid.UUID, *, lock: bool = False
+) -> list[tuple[User, str]]:
+    """The members and their roles; ``lock``: their rows stay locked until the transaction
+    ends (so two owners leaving at once cannot both see the other stay)."""
+    query = (
         select(User, col(WorkspaceMember.role))
         .join(WorkspaceMember, col(WorkspaceMember.user_id) == col(User.id))
         .where(col(WorkspaceMember.workspace_id) == workspace_id)
         .order_by(col(WorkspaceMember.created_at))
     )
+    if lock:
+        query = query.with_for_update(of=WorkspaceMember)
+    result = await session.execute(query)
     return [(row[0], row[1]) for row in result.all()]
 
 
@@ -194,3 +205,139 @@ async def owning_workspace(
 
 async def job_starter(session: AsyncSession, job_id: uuid.UUID) -> uuid.UUID | None:
     return await session.scalar(select(col(Job.user_id)).where(col(Job.id) == job_id))
+
+
+async def conversation_author(
+    session: AsyncSession, conversation_id: uuid.UUID
+) -> tuple[bool, uuid.UUID | None]:
+    """``(exists, who asked)`` of a conversation."""
+    row = (
+        await session.execute(
+            select(col(Conversation.user_id)).where(col(Conversation.id) == conversation_id)
+        )
+    ).first()
+    return (row is not None, row[0] if row is not None else None)
+
+
+# ------------------------------------------------------------------ sign-in attempts
+
+
+async def attempt_for_update(session: AsyncSession, key: str, now: datetime) -> SignInAttempt:
+    """The attempts row of ``key`` (made if missing), locked until the transaction ends, so
+    concurrent sign-ins count one after the other."""
+    await session.execute(
+        insert(SignInAttempt)
+        .values(key=key, attempts=0, last_attempt_at=now)
+        .on_conflict_do_nothing(index_elements=["key"])
+    )
+    result = await session.execute(
+        select(SignInAttempt).where(col(SignInAttempt.key) == key).with_for_update()
+    )
+    return result.scalars().one()
+
+
+async def clear_attempts(session: AsyncSession, key: str) -> None:
+    await session.execute(delete(SignInAttempt).where(col(SignInAttempt.key) == key))
+
+
+async def forget_attempts_before(session: AsyncSession, before: datetime) -> None:
+    await session.execute(
+        delete(SignInAttempt).where(
+            col(SignInAttempt.last_attempt_at) < before,
+            (col(SignInAttempt.blocked_until).is_(None))
+            | (col(SignInAttempt.blocked_until) < before),
+        )
+    )
+
+
+# ------------------------------------------------------------------ invitations
+
+
+async def member_by_email(
+    session: AsyncSession, workspace_id: uuid.UUID, email: str
+) -> tuple[uuid.UUID, str] | None:
+    """``(user id, role)`` of the workspace's member with that email, if one is."""
+    row = (
+        await session.execute(
+            select(col(User.id), col(WorkspaceMember.role))
+            .join(WorkspaceMember, col(WorkspaceMember.user_id) == col(User.id))
+            .where(
+                col(WorkspaceMember.workspace_id) == workspace_id,
+                func.lower(col(User.email)) == email.lower(),
+            )
+        )
+    ).first()
+    return (row[0], row[1]) if row is not None else None
+
+
+async def set_invitation(
+    session: AsyncSession,
+    *,
+    workspace_id: uuid.UUID,
+    email: str,
+    role: str,
+    invited_by: uuid.UUID | None,
+) -> WorkspaceInvitation:
+    await session.execute(
+        insert(WorkspaceInvitation)
+        .values(workspace_id=workspace_id, email=email.lower(), role=role, invited_by=invited_by)
+        .on_conflict_do_update(
+            constraint="uq_workspace_invitations_email",
+            set_={"role": role, "invited_by": invited_by},
+        )
+    )
+    result = await session.execute(
+        select(WorkspaceInvitation).where(
+            col(WorkspaceInvitation.workspace_id) == workspace_id,
+            col(WorkspaceInvitation.email) == email.lower(),
+        )
+    )
+    return result.scalars().one()
+
+
+async def invitations(session: AsyncSession, workspace_id: uuid.UUID) -> list[WorkspaceInvitation]:
+    result = await session.execute(
+        select(WorkspaceInvitation)
+        .where(col(WorkspaceInvitation.workspace_id) == workspace_id)
+        .order_by(col(WorkspaceInvitation.created_at))
+    )
+    return list(result.scalars().all())
+
+
+async def delete_invitation(
+    session: AsyncSession, workspace_id: uuid.UUID, invitation_id: uuid.UUID
+) -> bool:
+    result = await session.execute(
+        delete(WorkspaceInvitation).where(
+            col(WorkspaceInvitation.workspace_id) == workspace_id,
+            col(WorkspaceInvitation.id) == invitation_id,
+        )
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def accept_invitations(
+    session: AsyncSession, user_id: uuid.UUID, *, workspace_id: uuid.UUID | None = None
+) -> int:
+    """Turn the invitations to the user's email (into ``workspace_id`` only, when given)
+    into memberships; a membership the user has already keeps its role. Returns how many."""
+    email = await session.scalar(select(func.lower(col(User.email))).where(col(User.id) == user_id))
+    if email is None:
+        return 0
+    where = [col(WorkspaceInvitation.email) == email]
+    if workspace_id is not None:
+        where.append(col(WorkspaceInvitation.workspace_id) == workspace_id)
+    pending = (
+        await session.execute(
+            delete(WorkspaceInvitation)
+            .where(*where)
+            .returning(col(WorkspaceInvitation.workspace_id), col(WorkspaceInvitation.role))
+        )
+    ).all()
+    for invited_to, role in pending:
+        await session.execute(
+            insert(WorkspaceMember)
+            .values(workspace_id=invited_to, user_id=user_id, role=role)
+            .on_conflict_do_nothing(index_elements=["workspace_id", "user_id"])
+        )
+    return len(pending)

@@ -18,11 +18,19 @@ async def create(
     workspace_id: uuid.UUID,
     source_id: uuid.UUID | None,
     title: str,
+    user_id: uuid.UUID | None = None,
 ) -> Conversation:
     """A new conversation; one statement (the INSERT returns the server-filled columns)."""
     result = await session.scalars(
         insert(Conversation).returning(Conversation),
-        [{"workspace_id": workspace_id, "source_id": source_id, "title": title}],
+        [
+            {
+                "workspace_id": workspace_id,
+                "source_id": source_id,
+                "title": title,
+                "user_id": user_id,
+            }
+        ],
     )
     return result.one()
 
