@@ -182,6 +182,9 @@ def write_concept_pages(
                 f"- {_clean(sent.text)} {citation_marker(sent.source_id, sent.chunk_index)}"
             )
             cited.append((sent.source_id, sent.chunk_index))
+        across = _across_sources(concept, named[slug], concepts, chosen)
+        lines += across
+        cited += [(m.group(1), None) for line in across for m in _CITATION_RE.finditer(line)]
         related = sorted({r for r in concept.related if r in chosen and r != slug})
         if related:
             shown = ", ".join(f"[[{r}|{_clean(_title(chosen[r].name))}]]" for r in related)
@@ -197,6 +200,55 @@ def write_concept_pages(
             )
         )
     return pages
+
+
+MAX_ADDED_TERMS = 3
+
+
+def _across_sources(
+    concept: WikiConcept,
+    named: Sequence[CitedSentence],
+    concepts: Sequence[WikiConcept],
+    chosen: Mapping[str, WikiConcept],
+) -> list[str]:
+    """How the sources treat the concept, for a page with several: which sources name it,
+    how often, and which other concepts each one alone brings to it. Offline nothing
+    judges whether they agree, and the section says so rather than invent a contrast."""
+    by_source: dict[str, list[CitedSentence]] = defaultdict(list)
+    for sent in named:
+        by_source[sent.source_id].append(sent)
+    if len(by_source) < 2:
+        return []
+    others = [
+        c for c in concepts if c.slug != concept.slug and set(c.source_ids) & by_source.keys()
+    ]
+    seen_with: dict[str, set[str]] = {}
+    for sid, sents in by_source.items():
+        text = " ".join(s.text for s in sents)
+        seen_with[sid] = {c.slug for c in others if _mention_pattern(c).search(text)}
+    lines = [
+        "",
+        "## Across the sources",
+        "",
+        f"Named in {len(by_source)} sources. No model compared them here: each source's own "
+        "sentences are quoted above, and whether they agree is for the reader to judge.",
+        "",
+    ]
+    names = {c.slug: c for c in others}
+    for sid in sorted(by_source, key=lambda s: (-len(by_source[s]), s)):
+        n = len(by_source[sid])
+        verb = "sentence names" if n == 1 else "sentences name"
+        line = f"- {citation_marker(sid, None)}: {n} {verb} it"
+        alone = set(seen_with[sid]).difference(*(v for k, v in seen_with.items() if k != sid))
+        added = sorted(alone, key=lambda s: (s not in chosen, names[s].name.casefold()))
+        if added:
+            shown = [
+                f"[[{s}|{_clean(_title(names[s].name))}]]" if s in chosen else _clean(names[s].name)
+                for s in added[:MAX_ADDED_TERMS]
+            ]
+            line += "; only this source relates it to " + ", ".join(shown)
+        lines.append(line + ".")
+    return lines
 
 
 _DEFINING = re.compile(
