@@ -33,6 +33,7 @@ from marginalia.knowledge.edges import (
 from marginalia.knowledge.edges import (
     SourceEdge as PureSourceEdge,
 )
+from marginalia.knowledge.evidence_terms import shared_salient_terms
 from marginalia.knowledge.quality import quality_score
 from marginalia.knowledge.schemas import Extraction
 from marginalia.knowledge.text import title_tokens
@@ -62,7 +63,14 @@ async def store_claims(
     return await repo.insert_claims(session, rows)
 
 
+def shares_a_salient_term(c: repo.EvidenceCandidate) -> bool:
+    """Whether a nearest passage may be stored as evidence: it shares a name or a rare term
+    with the claim, not only the topic (:mod:`marginalia.knowledge.evidence_terms`)."""
+    return bool(shared_salient_terms(c.claim_text, c.passage))
+
+
 def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
+    shared = ", ".join(f"“{t}”" for t in shared_salient_terms(c.claim_text, c.passage))
     return {
         "id": uuid.uuid4(),
         "claim_id": c.claim_id,
@@ -71,7 +79,8 @@ def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
         "relation": "related",
         "score": round(c.similarity, 6),
         "rationale": (
-            f"cosine similarity {c.similarity:.3f}; no model judged the direction of the evidence"
+            f"shares {shared or 'no salient term'}; cosine similarity {c.similarity:.3f}; "
+            "no model judged the direction of the evidence"
         ),
         "engine": llmx.OFFLINE_ENGINE,
     }

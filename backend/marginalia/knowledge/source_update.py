@@ -40,6 +40,7 @@ from marginalia.knowledge.context import (
 )
 from marginalia.knowledge.linking import (
     related_row,
+    shares_a_salient_term,
     store_claims,
     store_quality,
     update_new_source_edges,
@@ -224,7 +225,8 @@ async def apply_source(
         min_similarity=settings.evidence_min_similarity,
         limit=settings.evidence_backward_limit,
     )
-    candidates = [*forward, *backward]
+    # a nearest passage is evidence only when it shares more than the topic (issue 35)
+    candidates = [c for c in [*forward, *backward] if shares_a_salient_term(c)]
     evidence_rows = [related_row(c) for c in candidates]
     await repo.insert_evidence(session, evidence_rows)
     timings["claims"] = elapsed_ms(t)

@@ -1,0 +1,55 @@
+"""What a claim and another source's passage must share before the offline engine links
+them as "related" (issue 35): a salient term — a name (``SciBERT``, ``S2ORC``, ``33RE``),
+a word general English does not use ("thromboprophylaxis", "enoxaparin"), or a two-word
+term with such a word or a name in it. Words every paper of a field uses ("dataset",
+"summaries", "papers", "language model") are topic words: two passages sharing only those
+are near in embedding space because they are on one topic, not because one bears on the
+other (an S2ORC claim and a passage about SQuALITY)."""
+
+from __future__ import annotations
+
+import re
+
+from marginalia.knowledge.background import is_everyday_english
+from marginalia.knowledge.concept_filter import is_named_token
+from marginalia.knowledge.text import STOP_WORDS
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
+MIN_RARE_WORD = 4
+
+
+def _rare(word: str) -> bool:
+    if not word.isalpha() or len(word) < MIN_RARE_WORD:
+        return False
+    return not is_everyday_english(word.casefold())
+
+
+def _named(tok: str) -> bool:
+    # two letters at least: "81.1M" and "1M" are amounts, not names
+    return sum(ch.isalpha() for ch in tok) >= 2 and is_named_token(tok)
+
+
+def salient_terms(text: str) -> frozenset[str]:
+    """The salient terms of ``text``, case-folded (module docs)."""
+    tokens = _TOKEN.findall(text)
+    out: set[str] = set()
+    salient = [_named(t) or any(_rare(p) for p in t.split("-")) for t in tokens]
+    for tok, is_salient in zip(tokens, salient, strict=True):
+        if is_salient:
+            out.add(tok.casefold())
+    for i in range(len(tokens) - 1):
+        a, b = tokens[i], tokens[i + 1]
+        if a.casefold() in STOP_WORDS or b.casefold() in STOP_WORDS:
+            continue
+        if salient[i] or salient[i + 1]:
+            out.add(f"{a.casefold()} {b.casefold()}")
+    return frozenset(out)
+
+
+def shared_salient_terms(claim: str, passage: str) -> list[str]:
+    """The salient terms ``claim`` and ``passage`` share, longest first (a two-word term
+    before the words in it), at most five."""
+    shared = salient_terms(claim) & salient_terms(passage)
+    words_in_pairs = {w for term in shared if " " in term for w in term.split()}
+    kept = [t for t in shared if " " in t or t not in words_in_pairs]
+    return sorted(kept, key=lambda t: (-len(t.split()), t))[:5]
