@@ -54,15 +54,16 @@ export function TextView(props: {
   )
 }
 
+// A line break inside a paragraph is a space, as Markdown reads it (the character stays).
 const BLOCK_CLASS: Record<BlockKind, string> = {
-  p: 'mb-3 whitespace-pre-line',
+  p: 'mb-3',
   h1: 'mb-3 mt-6 font-sans text-2xl font-semibold',
   h2: 'mb-3 mt-5 font-sans text-xl font-semibold',
   h3: 'mb-2 mt-4 font-sans text-lg font-semibold',
   h4: 'mb-2 mt-3 font-sans text-base font-semibold',
-  li: 'md-li mb-1 whitespace-pre-line',
-  oli: 'mb-1 whitespace-pre-line pl-5',
-  quote: 'mb-3 whitespace-pre-line border-l-4 border-stone-300 pl-3 italic text-stone-700 dark:border-stone-600 dark:text-stone-300',
+  li: 'md-li mb-1',
+  oli: 'mb-1 pl-5',
+  quote: 'my-3 border-l-4 border-stone-300 pl-3 italic text-stone-700 dark:border-stone-600 dark:text-stone-300',
 }
 
 const STYLE_CLASS: Record<Exclude<SpanKind, 'syntax'>, string> = {
