@@ -45,7 +45,7 @@ def test_pages_cite_and_links_resolve() -> None:
     assert "[source:s1#0]" in attention.body_markdown
     assert "[source:s2]" in attention.body_markdown
     assert "[[evil]]" not in attention.body_markdown
-    assert attention.cited == (("s1", 0), ("s1", 3), ("s2", None), ("s1", None), ("s2", None))
+    assert attention.cited == (("s1", 0), ("s1", 3), ("s2", None), ("s1", 0), ("s2", None))
     transformer = pages[1]
     # the lead is the sentence that says what it is, cited, and not repeated as a bullet
     assert transformer.body_markdown.count("A transformer is a stack of attention layers.") == 1
@@ -187,10 +187,12 @@ def test_a_page_with_several_sources_says_what_each_adds_and_invents_no_contrast
     assert "Named in 2 sources." in section
     assert "whether they agree is for the reader to judge" in section
     assert (
-        "- [source:a]: 2 sentences name it; only this source relates it to [[triplet-loss|Triplet loss]]."
+        "- [source:a#0]: 2 sentences name it; only this source relates it to [[triplet-loss|Triplet loss]]."
         in section
     )
-    assert "- [source:b]: 1 sentence names it; only this source relates it to PageRank." in section
+    assert (
+        "- [source:b#4]: 1 sentence names it; only this source relates it to PageRank." in section
+    )
     assert not any(w in section.lower() for w in ("contradict", "disagree", "however"))
     # one source: no such section
     assert "## Across the sources" not in pages["triplet-loss"].body_markdown

@@ -184,7 +184,7 @@ def write_concept_pages(
             cited.append((sent.source_id, sent.chunk_index))
         across = _across_sources(concept, named[slug], concepts, chosen)
         lines += across
-        cited += [(m.group(1), None) for line in across for m in _CITATION_RE.finditer(line)]
+        cited += extract_citations("\n".join(across))
         related = sorted({r for r in concept.related if r in chosen and r != slug})
         if related:
             shown = ", ".join(f"[[{r}|{_clean(_title(chosen[r].name))}]]" for r in related)
@@ -238,7 +238,8 @@ def _across_sources(
     for sid in sorted(by_source, key=lambda s: (-len(by_source[s]), s)):
         n = len(by_source[sid])
         verb = "sentence names" if n == 1 else "sentences name"
-        line = f"- {citation_marker(sid, None)}: {n} {verb} it"
+        first = by_source[sid][0]  # cited at its first passage naming the concept
+        line = f"- {citation_marker(sid, first.chunk_index)}: {n} {verb} it"
         alone = set(seen_with[sid]).difference(*(v for k, v in seen_with.items() if k != sid))
         added = sorted(alone, key=lambda s: (s not in chosen, names[s].name.casefold()))
         if added:
