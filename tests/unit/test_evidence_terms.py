@@ -46,3 +46,8 @@ def test_salient_terms() -> None:
     terms = salient_terms("SciBERT and 81.1M papers on thromboprophylaxis after trauma.")
     assert {"scibert", "thromboprophylaxis"} <= terms
     assert not {"papers", "trauma", "1m", "81"} & terms
+    # authors of a citation are not what a sentence is about
+    cited = salient_terms(
+        "We start from SciBERT (Beltagy et al., 2019) as Cohan and Zhuang [3] did."
+    )
+    assert cited == {"scibert"}

@@ -29,9 +29,19 @@ def _named(tok: str) -> bool:
     return sum(ch.isalpha() for ch in tok) >= 2 and is_named_token(tok)
 
 
+# Citations name authors, not what the text is about: "(Beltagy et al., 2019)", "[12]",
+# "Smith and Jones (2020)".
+_CITATION = re.compile(
+    r"\([^()]*\b(?:19|20)\d\d[a-z]?\)|\[[\d,;\s–-]+\]|"
+    r"\b[A-Z][\w'-]+(?:\s+(?:and|&)\s+[A-Z][\w'-]+|\s+et\s+al\.?)"
+)
+
+
 def salient_terms(text: str) -> frozenset[str]:
     """The salient terms of ``text``, case-folded (module docs)."""
-    tokens = _TOKEN.findall(text)
+    text = _CITATION.sub(" , ", text)
+    matches = list(_TOKEN.finditer(text))
+    tokens = [m.group() for m in matches]
     out: set[str] = set()
     salient = [_named(t) or any(_rare(p) for p in t.split("-")) for t in tokens]
     for tok, is_salient in zip(tokens, salient, strict=True):
@@ -41,6 +51,8 @@ def salient_terms(text: str) -> frozenset[str]:
         a, b = tokens[i], tokens[i + 1]
         if a.casefold() in STOP_WORDS or b.casefold() in STOP_WORDS:
             continue
+        if text[matches[i].end() : matches[i + 1].start()].strip():
+            continue  # punctuation between them: not one term
         if salient[i] or salient[i + 1]:
             out.add(f"{a.casefold()} {b.casefold()}")
     return frozenset(out)
