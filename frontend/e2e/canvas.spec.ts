@@ -182,7 +182,7 @@ test('a wiki link navigates, a broken one is marked, backlinks are listed', asyn
   await link.click()
   await expect(page).toHaveURL(new RegExp(`/wiki/${target}$`))
   await expect(page.getByTestId('wiki-page')).toHaveAttribute('data-slug', target!)
-  await expect(page.getByTestId('wiki-backlinks')).toContainText(from!.slug)
+  await expect(page.getByTestId('wiki-backlinks')).toContainText(from!.title) // titles, not slugs (issue 35)
   await expectAccessible(page, 'wiki page')
 })
 
