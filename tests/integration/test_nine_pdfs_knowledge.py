@@ -134,6 +134,8 @@ async def test_wiki_pages_lead_cleanly_and_carry_no_debris(services: Runtime, ni
         bullets = [_without_markers(ln[2:]) for ln in lines if ln.startswith("- ")]
         if lead in bullets:
             problems.append((page.slug, f"lead repeated as a bullet: {lead}"))
+        if re.search(r"^Related: .*\[\[[^|\]]+\]\]", body, re.MULTILINE):
+            problems.append((page.slug, "a related link without its title"))
         for debris in debris_in(body):
             problems.append((page.slug, debris))
     assert problems == []

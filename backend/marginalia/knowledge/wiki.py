@@ -105,7 +105,7 @@ def _clean(text: str) -> str:
     return text.replace("[[", "[ [").replace("]]", "] ]").replace("[source:", "[source :")
 
 
-def _title(name: str) -> str:
+def page_title(name: str) -> str:
     """Capitalise a lower-case name ("citation graph" → "Citation graph"); a name with any
     capital ("arXiv", "SciBERT") is kept as written."""
     if any(c.isupper() for c in name):
@@ -167,7 +167,7 @@ def write_concept_pages(
     for slug in sorted(chosen):
         concept = chosen[slug]
         lead, lead_sentence, bullets = _lead_and_bullets(concept, evidence[slug], named[slug])
-        lines = [f"# {_title(concept.name)}", ""]
+        lines = [f"# {page_title(concept.name)}", ""]
         if concept.aliases:
             lines += ["Also known as: " + ", ".join(_clean(a) for a in concept.aliases), ""]
         cited: list[tuple[str, int | None]] = []
@@ -187,13 +187,13 @@ def write_concept_pages(
         cited += extract_citations("\n".join(across))
         related = sorted({r for r in concept.related if r in chosen and r != slug})
         if related:
-            shown = ", ".join(f"[[{r}|{_clean(_title(chosen[r].name))}]]" for r in related)
+            shown = ", ".join(f"[[{r}|{_clean(page_title(chosen[r].name))}]]" for r in related)
             lines += ["", "Related: " + shown]
         body = "\n".join(lines).rstrip() + "\n"
         pages.append(
             WikiPageDraft(
                 slug=slug,
-                title=_title(concept.name),
+                title=page_title(concept.name),
                 body_markdown=body,
                 links=tuple(related),
                 cited=tuple(cited),
@@ -244,7 +244,9 @@ def _across_sources(
         added = sorted(alone, key=lambda s: (s not in chosen, names[s].name.casefold()))
         if added:
             shown = [
-                f"[[{s}|{_clean(_title(names[s].name))}]]" if s in chosen else _clean(names[s].name)
+                f"[[{s}|{_clean(page_title(names[s].name))}]]"
+                if s in chosen
+                else _clean(names[s].name)
                 for s in added[:MAX_ADDED_TERMS]
             ]
             line += "; only this source relates it to " + ", ".join(shown)
