@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from marginalia.knowledge.evidence_terms import salient_terms, shared_salient_terms
-from marginalia.knowledge.linking import related_row, shares_a_salient_term
+from marginalia.knowledge.linking import related_row, shared_terms
 from marginalia.knowledge.repository import EvidenceCandidate
 
 # The example: an S2ORC claim was "related" to a passage about SQuALITY.
@@ -29,12 +29,15 @@ def _candidate(claim: str, passage: str) -> EvidenceCandidate:
 
 def test_topic_words_alone_link_nothing() -> None:
     assert shared_salient_terms(S2ORC_CLAIM, SQUALITY_PASSAGE) == []
-    assert not shares_a_salient_term(_candidate(S2ORC_CLAIM, SQUALITY_PASSAGE))
+    assert (
+        shared_terms(_candidate(S2ORC_CLAIM, SQUALITY_PASSAGE), ["S2ORC", "academic papers"]) == []
+    )
 
 
 def test_a_shared_name_or_rare_term_links() -> None:
     assert shared_salient_terms(S2ORC_CLAIM, S2ORC_PASSAGE) == ["s2orc"]
-    row = related_row(_candidate(S2ORC_CLAIM, S2ORC_PASSAGE))
+    cand = _candidate(S2ORC_CLAIM, S2ORC_PASSAGE)
+    row = related_row(cand, shared_terms(cand))
     assert row["relation"] == "related"
     assert row["rationale"].startswith("shares “s2orc”; cosine similarity 0.620")
     claim = "Enoxaparin lowered the rate of deep venous thrombosis."
@@ -51,3 +54,11 @@ def test_salient_terms() -> None:
         "We start from SciBERT (Beltagy et al., 2019) as Cohan and Zhuang [3] did."
     )
     assert cited == {"scibert"}
+
+
+def test_a_concept_of_the_workspace_shared_beyond_its_topics_links() -> None:
+    claim = "The citation graph gives the triplets the loss is trained on."
+    passage = "We build a citation graph over 80M papers and count its edges."
+    assert shared_salient_terms(claim, passage) == []  # everyday words alone
+    assert shared_salient_terms(claim, passage, ["citation graph"]) == ["citation graph"]
+    assert shared_salient_terms(claim, passage, ["citation graphs", "loss"]) == []

@@ -1,14 +1,17 @@
 """What a claim and another source's passage must share before the offline engine links
 them as "related" (issue 35): a salient term — a name (``SciBERT``, ``S2ORC``, ``33RE``),
-a word general English does not use ("thromboprophylaxis", "enoxaparin"), or a two-word
-term with such a word or a name in it. Words every paper of a field uses ("dataset",
-"summaries", "papers", "language model") are topic words: two passages sharing only those
-are near in embedding space because they are on one topic, not because one bears on the
-other (an S2ORC claim and a passage about SQuALITY)."""
+a word general English does not use ("thromboprophylaxis", "enoxaparin"), a two-word
+term with such a word or a name in it, or one of the workspace's concepts that is not a
+topic of the whole workspace ("citation graph" between two papers of a workspace that is
+not all about citation graphs). Words every paper of a field uses ("dataset",
+"summaries", "papers") are topic words: two passages sharing only those are near in
+embedding space because they are on one topic, not because one bears on the other (an
+S2ORC claim and a passage about SQuALITY)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from marginalia.knowledge.background import is_everyday_english
 from marginalia.knowledge.concept_filter import is_named_token
@@ -58,10 +61,23 @@ def salient_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def shared_salient_terms(claim: str, passage: str) -> list[str]:
+def _mentions(form: str, text: str) -> bool:
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", form.strip()) if w]
+    pattern = r"(?<![\w-])" + r"[\s\-]+".join(words) + r"(?:s|es)?(?![\w-])"
+    return bool(words) and re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def shared_salient_terms(claim: str, passage: str, concepts: Sequence[str] = ()) -> list[str]:
     """The salient terms ``claim`` and ``passage`` share, longest first (a two-word term
-    before the words in it), at most five."""
+    before the words in it), at most five; ``concepts``: forms of the workspace's concepts
+    that are no topic of the whole workspace."""
+    claim_text, passage_text = _CITATION.sub(" , ", claim), _CITATION.sub(" , ", passage)
     shared = salient_terms(claim) & salient_terms(passage)
+    shared |= {
+        " ".join(f.casefold().split())
+        for f in concepts
+        if _mentions(f, claim_text) and _mentions(f, passage_text)
+    }
     words_in_pairs = {w for term in shared if " " in term for w in term.split()}
     kept = [t for t in shared if " " in t or t not in words_in_pairs]
     return sorted(kept, key=lambda t: (-len(t.split()), t))[:5]

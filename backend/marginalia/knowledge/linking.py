@@ -63,14 +63,30 @@ async def store_claims(
     return await repo.insert_claims(session, rows)
 
 
-def shares_a_salient_term(c: repo.EvidenceCandidate) -> bool:
-    """Whether a nearest passage may be stored as evidence: it shares a name or a rare term
-    with the claim, not only the topic (:mod:`marginalia.knowledge.evidence_terms`)."""
-    return bool(shared_salient_terms(c.claim_text, c.passage))
+TOPIC_SHARE = 0.5
+"""A concept linked to at least this share of the workspace's sources (four or more) is a
+topic of the workspace: sharing it says nothing about a claim and a passage."""
 
 
-def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
-    shared = ", ".join(f"“{t}”" for t in shared_salient_terms(c.claim_text, c.passage))
+def evidence_concept_forms(state: ConceptState, n_sources: int) -> list[str]:
+    """Names and aliases of the concepts in ``state`` that are no topic of the workspace."""
+    forms: list[str] = []
+    for cid, row in state.rows.items():
+        linked = len(state.concept_sources.get(state.slug_of[cid], ()))
+        if n_sources >= 4 and linked >= TOPIC_SHARE * n_sources:
+            continue
+        forms += [row.name, *(row.aliases or [])]
+    return sorted({f for f in forms if len(f.strip()) >= 2})
+
+
+def shared_terms(c: repo.EvidenceCandidate, concepts: Sequence[str] = ()) -> list[str]:
+    """What a nearest passage shares with the claim beyond the topic (empty: no link;
+    :mod:`marginalia.knowledge.evidence_terms`)."""
+    return shared_salient_terms(c.claim_text, c.passage, concepts)
+
+
+def related_row(c: repo.EvidenceCandidate, shared: Sequence[str] = ()) -> dict[str, Any]:
+    said = ", ".join(f"“{t}”" for t in shared)
     return {
         "id": uuid.uuid4(),
         "claim_id": c.claim_id,
@@ -79,7 +95,7 @@ def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
         "relation": "related",
         "score": round(c.similarity, 6),
         "rationale": (
-            f"shares {shared or 'no salient term'}; cosine similarity {c.similarity:.3f}; "
+            f"shares {said or 'no salient term'}; cosine similarity {c.similarity:.3f}; "
             "no model judged the direction of the evidence"
         ),
         "engine": llmx.OFFLINE_ENGINE,

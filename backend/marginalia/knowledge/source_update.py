@@ -39,8 +39,9 @@ from marginalia.knowledge.context import (
     source_text,
 )
 from marginalia.knowledge.linking import (
+    evidence_concept_forms,
     related_row,
-    shares_a_salient_term,
+    shared_terms,
     store_claims,
     store_quality,
     update_new_source_edges,
@@ -226,8 +227,10 @@ async def apply_source(
         limit=settings.evidence_backward_limit,
     )
     # a nearest passage is evidence only when it shares more than the topic (issue 35)
-    candidates = [c for c in [*forward, *backward] if shares_a_salient_term(c)]
-    evidence_rows = [related_row(c) for c in candidates]
+    forms = evidence_concept_forms(local.state, n_sources)
+    shared = [(c, shared_terms(c, forms)) for c in [*forward, *backward]]
+    candidates = [c for c, terms in shared if terms]
+    evidence_rows = [related_row(c, terms) for c, terms in shared if terms]
     await repo.insert_evidence(session, evidence_rows)
     timings["claims"] = elapsed_ms(t)
 
