@@ -54,7 +54,7 @@ export function EvidencePage() {
         <ErrorText error={claims.error} />
         {offline && (
           <p className="mt-2 rounded border border-stone-300 bg-stone-100 p-2 text-sm dark:border-stone-700 dark:bg-stone-800" data-testid="evidence-offline">
-            The offline engine links a passage to a claim only when it is close in meaning and shares a name or a rare term with it, so every
+            The offline engine links a passage to a claim only when it is close in meaning and shares a name, a rare term or a concept with it, so every
             relation here is “related”: no model has judged which passages support or contradict a claim, and the contradiction map stays empty
             until one does. Only claims central to their source with no related passage elsewhere are listed as gaps.
           </p>
