@@ -41,7 +41,9 @@ export const chromiumArgs = [
 export default defineConfig({
   testDir: './e2e',
   // Screenshots and timings run only on demand (make web-bench).
-  testIgnore: process.env.E2E_EXTRAS ? [] : ['**/extras.spec.ts', '**/reader-shots.spec.ts', '**/tables-shots.spec.ts'],
+  testIgnore: process.env.E2E_EXTRAS
+    ? []
+    : ['**/extras.spec.ts', '**/reader-shots.spec.ts', '**/tables-shots.spec.ts', '**/text-reader-shots.spec.ts'],
   timeout: 240_000,
   expect: { timeout: 30_000 },
   fullyParallel: false,

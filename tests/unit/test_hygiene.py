@@ -14,6 +14,7 @@ from marginalia.ingest.documents import Page, joined_text
 from marginalia.ingest.hygiene import clean_document, clean_pages
 from marginalia.ingest.pdf import parse_pdf
 from marginalia.knowledge.text import is_prose, sentence_spans
+from tests.support.pdf_debris import PDF_DEBRIS
 
 
 def _page(number: int, body: str, header: str = "Journal of Things 2020, 4:1") -> Page:
@@ -93,41 +94,18 @@ def test_other_kinds_come_back_unchanged() -> None:
     assert clean_document(doc) is doc
 
 
-# Debris found in the 9 PDFs' stored text before this step (each string occurred in a
-# sentence a claim, a wiki page or an answer could quote): running heads and page
-# numbers, footnote text and markers, words split at a line end, equation fragments.
-_DEBRIS: dict[str, list[str]] = {
-    "specter-acl2020": [
-        "state- 2 SPECTER: Scientific Paper Embeddings",  # footnote inside a sentence
-        "TransformERs 2271 of-the-art",  # ... and the next page's number
-        "release SCIDOCS3",  # footnote marker
-        "the benchmark.1",
-        "ingre- dient",  # line-break hyphenation
-        "o (2) where d is",  # equation fragment
-    ],
-    "s2orc-acl2020": ["pronounced “stork” 8The papers", "We introduce S2ORC,1"],
-    "literature-graph-naacl2018": ["PDFBox library3", "1Due to space constraints"],
-    "longeval-eacl2023": ["chal- lenging"],
-    "vespa-peerj2017": ["peerj-cs.118 2/16"],
-    "health-bmc2014": ["BMC Health Services Research 2014, 14:1 Page"],
-    "rehab-hindawi2010": ["Rehabilitation Research and Practice 3"],
-    "clinsci2014": ["The author(s) has paid for this article"],
-    "trauma-bmc2010": ["Journal of Trauma Management & Outcomes 2010, 4:1"],
-}
-
-
 def _sentences(pages: list[Page]) -> list[str]:
     text = joined_text(pages)
     return [" ".join(text[a:b].split()) for a, b in sentence_spans(text)]
 
 
-@pytest.mark.parametrize("name", sorted(_DEBRIS))
+@pytest.mark.parametrize("name", sorted(PDF_DEBRIS))
 def test_debris_of_the_shared_pdfs_is_gone(shared_data: Path, name: str) -> None:
     parsed = parse_pdf((shared_data / "pdfs" / f"{name}.pdf").read_bytes(), max_pages=300)
     before = _sentences(parsed.pages)
     cleaned = clean_document(parsed)
     after = _sentences(cleaned.pages)
-    for debris in _DEBRIS[name]:
+    for debris in PDF_DEBRIS[name]:
         assert any(debris in s for s in before), f"not found before: {debris}"
         assert not any(debris in s for s in after), f"still there: {debris}"
     # No prose sentence (what a claim can take) has a word split at a line end.

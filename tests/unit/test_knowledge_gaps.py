@@ -70,22 +70,48 @@ def test_each_kind_of_gap() -> None:
 def test_offline_evidence_counts_as_related_only() -> None:
     claims = [
         GapClaim("c1", "s1", "SPECTER outperforms SciBERT.", (GapEvidence("s2", "related"),)),
-        GapClaim("c2", "s1", "Hard negatives improve the embeddings.", ()),
+        GapClaim("c2", "s2", "SciBERT embeddings need hard negatives.", ()),
         GapClaim(
-            "c3", "s1", "Same-source passages are not evidence.", (GapEvidence("s1", "related"),)
+            "c3",
+            "s1",
+            "Same-source passages on SPECTER are not evidence.",
+            (GapEvidence("s1", "related"),),
         ),
     ]
-    gaps = find_gaps([], claims, [], TITLES)
-    assert [g.id for g in gaps] == ["unsupported_claim:c2", "unsupported_claim:c3"] or [
-        g.id for g in gaps
-    ] == ["unsupported_claim:c3", "unsupported_claim:c2"]
+    gaps = [g for g in find_gaps(_concepts(), claims, [], TITLES) if g.kind == "unsupported_claim"]
+    assert sorted(g.id for g in gaps) == ["unsupported_claim:c2", "unsupported_claim:c3"]
     assert all("offline" in g.detail for g in gaps)
+    assert "it is about SciBERT" in next(g.detail for g in gaps if g.id.endswith("c2"))
+
+
+def test_offline_lists_only_claims_central_to_their_source_one_per_source() -> None:
+    """Issue 35: offline, the gap list shows the few claims that matter — central to a
+    source (naming one of its best concepts) and related to no passage elsewhere — not
+    every claim."""
+    claims = [
+        GapClaim("c1", "s1", "The model is trained for three days.", ()),  # names nothing
+        GapClaim("c2", "s1", "SPECTER uses a triplet loss over citations.", ()),
+        GapClaim("c3", "s1", "SPECTER beats the baselines.", ()),
+        GapClaim("c4", "s3", "Entity linking is hard in papers.", ()),
+        GapClaim("c5", "s2", "The corpus is large.", ()),
+    ]
+    gaps = [g for g in find_gaps(_concepts(), claims, [], TITLES) if g.kind == "unsupported_claim"]
+    # one per source: s1's claim naming two of its central concepts, s3's; s2's names none
+    assert [g.id for g in gaps] == ["unsupported_claim:c2", "unsupported_claim:c4"]
+    many = [GapClaim(f"c{i}", f"s{i}", f"SPECTER, case {i}.", ()) for i in range(12)]
+    concepts = [GapConcept("specter", "SPECTER", 2, tuple(f"s{i}" for i in range(12)), 0.2)]
+    found = [g for g in find_gaps(concepts, many, [], TITLES) if g.kind == "unsupported_claim"]
+    assert len(found) == 5  # a few, whatever the number of sources
 
 
 def test_deterministic_whatever_the_input_order() -> None:
     concepts = _concepts()
-    claims = [GapClaim(f"c{i}", "s1", f"Claim number {i} about embeddings.", ()) for i in range(30)]
-    first = find_gaps(concepts, claims, EDGES, TITLES)
+    claims = [
+        GapClaim(f"c{i}", "s1", f"Claim number {i} about SPECTER embeddings.", ())
+        for i in range(30)
+    ]
+    claims[0] = GapClaim("c0", "s1", "Claim 0 on SPECTER.", (GapEvidence("s2", "supports"),))
+    first = find_gaps(concepts, claims, EDGES, TITLES)  # judged evidence: every claim counts
     rng = random.Random(7)
     for _ in range(3):
         rng.shuffle(concepts)
@@ -111,4 +137,6 @@ def test_a_sentence_extracted_twice_is_one_gap() -> None:
         GapClaim("c1", "s1", "Hard negatives improve the embeddings.", ()),
         GapClaim("c2", "s1", "Hard  negatives improve the embeddings.", ()),
     ]
-    assert [g.id for g in find_gaps([], claims, [], TITLES)] == ["unsupported_claim:c1"]
+    claims = [GapClaim(c.id, c.source_id, f"SPECTER: {c.text}", ()) for c in claims]
+    gaps = find_gaps(_concepts(), claims, [], TITLES)
+    assert [g.id for g in gaps if g.kind == "unsupported_claim"] == ["unsupported_claim:c1"]

@@ -45,7 +45,7 @@ def test_pages_cite_and_links_resolve() -> None:
     assert "[source:s1#0]" in attention.body_markdown
     assert "[source:s2]" in attention.body_markdown
     assert "[[evil]]" not in attention.body_markdown
-    assert attention.cited == (("s1", 0), ("s1", 3), ("s2", None))
+    assert attention.cited == (("s1", 0), ("s1", 3), ("s2", None), ("s1", 0), ("s2", None))
     transformer = pages[1]
     # the lead is the sentence that says what it is, cited, and not repeated as a bullet
     assert transformer.body_markdown.count("A transformer is a stack of attention layers.") == 1
@@ -163,3 +163,36 @@ def test_refusals_are_not_pages() -> None:
     assert looks_like_refusal("There is not enough information in the sources to write this.")
     assert not looks_like_refusal("BERT is compressed by [[model-compression]].")
     assert not looks_like_refusal("Sorry scores are low [source:abc#1].")  # it cites
+
+
+def test_a_page_with_several_sources_says_what_each_adds_and_invents_no_contrast() -> None:
+    """Issue 35: how sources agree or differ, offline — which sources name the concept,
+    how often, and which other concept each one alone relates it to."""
+    concepts = [
+        WikiConcept("citation graph", "citation-graph", "A graph of papers.", ("a", "b")),
+        WikiConcept("triplet loss", "triplet-loss", "A ranking loss.", ("a",)),
+        WikiConcept("PageRank", "pagerank", None, ("b",)),
+    ]
+    sentences = {
+        "a": [
+            CitedSentence("The citation graph gives triplets for the triplet loss.", "a", 0),
+            CitedSentence("Hard negatives come from the citation graph.", "a", 1),
+            CitedSentence("The triplet loss is a margin loss.", "a", 2),
+        ],
+        "b": [CitedSentence("PageRank runs on the citation graph.", "b", 4)],
+    }
+    pages = {p.slug: p for p in write_concept_pages(concepts, sentences)}
+    body = pages["citation-graph"].body_markdown
+    section = body.split("## Across the sources", 1)[1]
+    assert "Named in 2 sources." in section
+    assert "whether they agree is for the reader to judge" in section
+    assert (
+        "- [source:a#0]: 2 sentences name it; only this source relates it to [[triplet-loss|Triplet loss]]."
+        in section
+    )
+    assert (
+        "- [source:b#4]: 1 sentence names it; only this source relates it to PageRank." in section
+    )
+    assert not any(w in section.lower() for w in ("contradict", "disagree", "however"))
+    # one source: no such section
+    assert "## Across the sources" not in pages["triplet-loss"].body_markdown

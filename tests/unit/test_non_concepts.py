@@ -8,7 +8,11 @@ import pytest
 from marginalia.knowledge.background import load_background
 from marginalia.knowledge.concept_filter import concept_allowed
 from marginalia.knowledge.concepts import merge_concepts, normalize_concept
-from marginalia.knowledge.non_concepts import non_concept_kind
+from marginalia.knowledge.non_concepts import (
+    non_concept_kind,
+    undefined_short_form,
+    upper_compounds,
+)
 from marginalia.knowledge.schemas import ExtractedConcept
 
 # The examples from the 9 PDFs, each with its kind.
@@ -27,6 +31,8 @@ NOT_CONCEPTS = {
     "Tyr369": "residue or mutation",
     "N-acetyl-Ser": "residue or mutation",
     "Y369F": "residue or mutation",
+    "N-domain-specific Tyr369": "residue or mutation",
+    "Professor Kelly Chibale": "person",
 }
 CONCEPTS = ["SciBERT", "S2ORC", "33RE", "RXP407", "Ac-SDKP", "LongT5", "T5", "SPECTER", "MeSH"]
 
@@ -65,3 +71,13 @@ def test_acronym_titled_by_its_expansion_and_compounds_merge() -> None:
     assert "SPECTER" in by_name  # a system's name stays its name
     fine = [c for c in merged if "FINE" in (c.name, *c.aliases)]
     assert len(fine) == 1 and fine[0].name == "FINE-grained"
+
+
+def test_undefined_short_forms() -> None:
+    compounds = upper_compounds(["We compare FINE-grained and COARSE-grained annotation."])
+    assert compounds == {"FINE", "COARSE"}
+    for form in ("CS", "GP", "GPs", "KB", "COARSE", "FINE"):
+        assert undefined_short_form(form, compounds), form
+    # longer initialisms, names and upper-case words without a compound stay candidates
+    for form in ("DVT", "LMWH", "SPECTER", "CITE", "SciBERT", "Pb", "LSTM"):
+        assert not undefined_short_form(form, compounds), form

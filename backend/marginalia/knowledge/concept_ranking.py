@@ -1,6 +1,7 @@
 """How the offline concept extractor orders a source's candidate concepts: a logistic model
 over field-independent features of each candidate (how often and where the source uses
-it, how specific it is against the background, what kind of name it is).
+it, how specific it is against the background, what kind of name it is, whether it is a
+known term: ``concept_features``).
 
 The coefficients are ``data/concept_ranker.json``, written by
 ``eval/concepts/fit_ranker.py`` from the development gold sets (never the held-out one)
@@ -39,6 +40,9 @@ FEATURES: tuple[str, ...] = (
     "capitalised",  # every word capitalised ("Monte Carlo"), not an acronym
     "general_share",  # share of its words that are everyday English
     "unseen",  # in no background document
+    "known_phrase",  # a multi-word form is an encyclopedia title (``field_terms``)
+    "known_word",  # a one-word form is one
+    "everyday_unknown",  # a phrase of everyday words that is no title
 )
 
 

@@ -7,7 +7,9 @@ would use) so the web app can start a run from it:
   :data:`MAX_SINGLE_SOURCE` most central, by centrality, then name);
 * ``unsupported_claim`` — a claim no other source supports: no ``supports``/``extends``
   evidence; where every piece of evidence is the offline engine's ``related`` (no model
-  judged it), a claim with no related passage in another source at all;
+  judged it), a claim central to its source (it names one of the source's
+  :data:`CENTRAL_PER_SOURCE` best concepts) with no related passage in another source at
+  all — one per source, :data:`MAX_UNSUPPORTED_OFFLINE` in all;
 * ``contested_claim`` — a claim with both supporting and contradicting evidence;
 * ``unexplained_prerequisite`` — a concept that is a prerequisite of another
   (a ``prerequisite`` edge) but that no source defines (no definition sentence was found
@@ -40,6 +42,11 @@ KIND_ORDER: tuple[GapKind, ...] = (
 )
 MAX_SINGLE_SOURCE = 20
 MAX_UNSUPPORTED = 20
+MAX_UNSUPPORTED_OFFLINE = 5
+"""Offline, unsupported claims are listed only when central to their source: at most one
+per source and this many in all."""
+CENTRAL_PER_SOURCE = 5
+"""A source's concepts that make a claim central to it when the claim names one."""
 MAX_PREREQUISITES = 15
 TOPIC_WORDS = 12
 SUPPORTING = frozenset({"supports", "extends"})
@@ -113,6 +120,26 @@ def claim_topic(text: str, words: int = TOPIC_WORDS) -> str:
     return " ".join(kept[:words])
 
 
+def _central_concepts(concepts: Sequence[GapConcept]) -> dict[str, list[GapConcept]]:
+    """Each source's most central concepts (by their standing in it, then centrality)."""
+    by_source: dict[str, list[GapConcept]] = {}
+    for c in concepts:
+        for sid in set(c.source_ids):
+            by_source.setdefault(sid, []).append(c)
+    return {
+        sid: sorted(cs, key=lambda c: (-c.weight, -c.centrality, c.slug))[:CENTRAL_PER_SOURCE]
+        for sid, cs in by_source.items()
+    }
+
+
+def _names(name: str, text: str) -> bool:
+    words = [re.escape(w) for w in re.split(r"[\s\-]+", name.strip()) if w]
+    if not words:
+        return False
+    pattern = r"(?<![\w-])" + r"[\s\-]+".join(words) + r"(?:s|es)?(?![\w-])"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
 def _neighbours(
     edges: Sequence[tuple[str, str, str, float]],
 ) -> dict[str, list[tuple[float, str]]]:
@@ -145,6 +172,7 @@ def find_gaps(
 
     # claims: contested and unsupported
     offline_only = all(e.relation == OFFLINE_RELATION for c in claims for e in c.evidence)
+    central = _central_concepts(concepts)
     unsupported: list[Gap] = []
     seen_texts: set[str] = set()
     for claim in sorted(claims, key=lambda c: c.id):
@@ -178,9 +206,16 @@ def find_gaps(
                 )
             )
             continue
+        names: list[str] = []
         if offline_only:
-            lacking = not others
-            why = "no passage of another source relates to it (offline engine: evidence unjudged)"
+            # only a claim about what its source is about is worth a gap (issue 35)
+            names = [c.name for c in central.get(claim.source_id, ()) if _names(c.name, text)]
+            lacking = not others and bool(names)
+            why = (
+                f"it is about {', '.join(names[:3])}, central to that source, and no passage "
+                "of another source shares a name or a rare term with it (offline engine: "
+                "evidence unjudged)"
+            )
         else:
             lacking = supporting == 0
             why = (
@@ -201,13 +236,19 @@ def find_gaps(
                     detail=f"A claim of {source}: {why}.",
                     suggested_topic=topic,
                     queries=(topic,),
-                    score=float(contradicting) + min(len(text), 300) / 1000,
+                    score=float(contradicting) + len(names) + min(len(text), 300) / 1000,
                     claim_id=claim.id,
                     source_ids=(claim.source_id,),
                     evidence=dict(sorted(counts.items())),
                 )
             )
     unsupported.sort(key=lambda g: (-g.score, g.id))
+    if offline_only:  # the few that matter: a source's most central claim, five at most
+        first: dict[str, Gap] = {}
+        for g in unsupported:
+            first.setdefault(g.source_ids[0], g)
+        unsupported = sorted(first.values(), key=lambda g: (-g.score, g.id))
+        max_unsupported = min(max_unsupported, MAX_UNSUPPORTED_OFFLINE)
     gaps += unsupported[:max_unsupported]
 
     # prerequisites no source explains

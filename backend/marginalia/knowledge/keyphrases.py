@@ -6,7 +6,6 @@ one plain single word kept, then diversified by MMR. Pure functions, no database
 
 from __future__ import annotations
 
-import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -14,17 +13,18 @@ from dataclasses import dataclass, field
 
 from marginalia.knowledge import keyphrase_words as vocab
 from marginalia.knowledge.background import Background, load_background
+from marginalia.knowledge.concept_features import SourceShape, candidate_features
 from marginalia.knowledge.concept_filter import (
     concept_allowed,
     is_named_token,
     mmr_order,
-    specificity,
     token_similarity,
     weight_of,
 )
 from marginalia.knowledge.concept_levels import provisional_level
 from marginalia.knowledge.concept_ranking import load_ranker
 from marginalia.knowledge.concepts import is_acronym, is_plain_word, normalize_concept
+from marginalia.knowledge.non_concepts import undefined_short_form, upper_compounds
 from marginalia.knowledge.schemas import ExtractedConcept
 from marginalia.knowledge.sentences import SourceSentence, usable
 from marginalia.knowledge.source_markup import (
@@ -411,9 +411,8 @@ def concept_candidates(
             c.key in short_of_long and normalize_concept(short_of_long[c.key]) in generic_short
         ):
             return False
-        surface = _best_surface(c)
-        if c.key not in defined and is_acronym(surface) and len(surface) <= 2 and c.count < 5:
-            return False  # "CS", "KB": undefined two-letter short forms seen a few times
+        if c.key not in defined and undefined_short_form(_best_surface(c), compounds):
+            return False  # "CS", "GP"; "COARSE" of "COARSE-grained"
         if c.n_tokens == 1 and 3 * c.cited >= c.count:
             return False  # an author named with a citation, not a concept
         if c.count >= 2:
@@ -421,6 +420,7 @@ def concept_candidates(
         # a once-used phrase counts in the title, or in the abstract of a short source
         return c.n_tokens >= 2 and (c.in_title or (c.in_abstract and short_source))
 
+    compounds = upper_compounds(s.text for s in sentences)
     pool = {k: c for k, c in cands.items() if eligible(c)}
     # a piece of an acronym's long form ("Open Research Corpus" of "Semantic Scholar Open
     # Research Corpus") is that concept, not another one — unless it mostly stands alone
@@ -494,7 +494,7 @@ def concept_candidates(
             name = sorted(c.surfaces.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
             add(k, c, name, None)
 
-    shape = _SourceShape(
+    shape = SourceShape(
         sentences=max(1, len(sentences)),
         chunks=max(1, len({s.chunk_index for s in sentences if s.chunk_index is not None})),
         headings=" | ".join(
@@ -508,7 +508,9 @@ def concept_candidates(
             long_form=long_form,
             forms=tuple(dict.fromkeys([name, *([long_form] if long_form else []), *c.surfaces])),
             first=c.first,
-            features=candidate_features(c, name, long_form, shape, background),
+            features=candidate_features(
+                c, name, long_form, shape, background, _heuristic_score(c, background)
+            ),
             heuristic=_heuristic_score(c, background),
         )
         for k, (c, name, long_form) in sorted(merged.items())
@@ -552,46 +554,7 @@ def extract_keyphrases(
     return out
 
 
-@dataclass(frozen=True)
-class _SourceShape:
-    sentences: int
-    chunks: int
-    headings: str
-    """The section titles' merge keys, joined by " | "."""
-
-
 def _heuristic_score(c: _Candidate, background: Background) -> float:
     """Frequency × position × length × specificity."""
     factor = _LENGTH_FACTOR.get(min(c.n_tokens, 4), 2.0) if c.count >= 2 else 1.0
     return c.score * factor * weight_of(c.key, background)
-
-
-def candidate_features(
-    c: _Candidate, name: str, long_form: str | None, shape: _SourceShape, background: Background
-) -> dict[str, float]:
-    """The ranker's features (:data:`~marginalia.knowledge.concept_ranking.FEATURES`)."""
-    words = name.split()
-    n_words = c.n_tokens if long_form is None else max(c.n_tokens, len(long_form.split()))
-    return {
-        "heuristic": math.log(max(_heuristic_score(c, background), 1e-6)),
-        "log_count": math.log1p(c.count),
-        "title": float(c.in_title),
-        "abstract": float(c.in_abstract),
-        "early": 1.0 - min(c.first, shape.sentences) / shape.sentences,
-        "chunk_share": len(c.chunks) / shape.chunks,
-        "one_word": float(n_words == 1),
-        "two_words": float(n_words == 2),
-        "long": float(n_words >= 3),
-        "specificity": specificity(c.key, background),
-        "head_share": min(1.0, c.heads / c.count) if c.count else 0.0,
-        "named": float(any(len(w) >= 3 and is_named_token(w) for w in words)),
-        "short_form": float(is_acronym(name)),
-        "defined": float(long_form is not None),
-        "plain_word": float(len(words) == 1 and name.isalpha() and not is_named_token(name)),
-        "heading": float(
-            bool(c.key) and re.search(rf"\b{re.escape(c.key)}\b", shape.headings) is not None
-        ),
-        "capitalised": float(all(w[:1].isupper() for w in words) and not is_acronym(name)),
-        "general_share": sum(background.is_general_word(w) for w in words) / max(1, len(words)),
-        "unseen": float(background.doc_freq(c.key) == 0),
-    }

@@ -33,6 +33,7 @@ from marginalia.knowledge.edges import (
 from marginalia.knowledge.edges import (
     SourceEdge as PureSourceEdge,
 )
+from marginalia.knowledge.evidence_terms import shared_salient_terms
 from marginalia.knowledge.quality import quality_score
 from marginalia.knowledge.schemas import Extraction
 from marginalia.knowledge.text import title_tokens
@@ -62,7 +63,30 @@ async def store_claims(
     return await repo.insert_claims(session, rows)
 
 
-def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
+TOPIC_SHARE = 0.5
+"""A concept linked to at least this share of the workspace's sources (four or more) is a
+topic of the workspace: sharing it says nothing about a claim and a passage."""
+
+
+def evidence_concept_forms(state: ConceptState, n_sources: int) -> list[str]:
+    """Names and aliases of the concepts in ``state`` that are no topic of the workspace."""
+    forms: list[str] = []
+    for cid, row in state.rows.items():
+        linked = len(state.concept_sources.get(state.slug_of[cid], ()))
+        if n_sources >= 4 and linked >= TOPIC_SHARE * n_sources:
+            continue
+        forms += [row.name, *(row.aliases or [])]
+    return sorted({f for f in forms if len(f.strip()) >= 2})
+
+
+def shared_terms(c: repo.EvidenceCandidate, concepts: Sequence[str] = ()) -> list[str]:
+    """What a nearest passage shares with the claim beyond the topic (empty: no link;
+    :mod:`marginalia.knowledge.evidence_terms`)."""
+    return shared_salient_terms(c.claim_text, c.passage, concepts)
+
+
+def related_row(c: repo.EvidenceCandidate, shared: Sequence[str] = ()) -> dict[str, Any]:
+    said = ", ".join(f"“{t}”" for t in shared)
     return {
         "id": uuid.uuid4(),
         "claim_id": c.claim_id,
@@ -71,7 +95,8 @@ def related_row(c: repo.EvidenceCandidate) -> dict[str, Any]:
         "relation": "related",
         "score": round(c.similarity, 6),
         "rationale": (
-            f"cosine similarity {c.similarity:.3f}; no model judged the direction of the evidence"
+            f"shares {said or 'no salient term'}; cosine similarity {c.similarity:.3f}; "
+            "no model judged the direction of the evidence"
         ),
         "engine": llmx.OFFLINE_ENGINE,
     }

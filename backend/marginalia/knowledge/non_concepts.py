@@ -1,13 +1,14 @@
 """Strings that recur in papers but that no page could be written about (issue 35):
 amino-acid residues and mutations ("Arg381", "N-acetyl-Ser", "Y369F"), labels of the
 paper's own parts ("RQ1", "Table 3", "H2"), licence names ("CC-BY"), file formats
-("PDF"), chemical formulas ("CDCl3"), number-words ("30K", "8.1M") and tokenizer
-symbols ("CLS"). Pure; :func:`marginalia.knowledge.concept_filter.concept_allowed`
+("PDF"), chemical formulas ("CDCl3"), number-words ("30K", "8.1M"), tokenizer
+symbols ("CLS") and people named with a title ("Professor Kelly Chibale"). Pure; :func:`marginalia.knowledge.concept_filter.concept_allowed`
 refuses them for the offline extractor and for an LLM alike."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from marginalia.knowledge.text import wordset
 
@@ -32,6 +33,7 @@ _FILE_FORMATS = wordset(
     "ZIP GZ TAR PS EPS YAML"
 )
 _NUMBER_WORD = re.compile(r"\d+(?:[.,]\d+)?\s?[KMBkmb]")
+_HONORIFICS = wordset("Professor Prof Dr Mr Mrs Ms Sir Dame")
 _TOKENIZER_SYMBOLS = frozenset({"CLS", "SEP", "PAD", "UNK", "MASK", "BOS", "EOS"})
 # Element symbols (and D, deuterium) for chemical formulas.
 _ELEMENTS = wordset(
@@ -63,6 +65,12 @@ def non_concept_kind(surface: str) -> str | None:
     if _NUMBER_WORD.fullmatch(text):
         return "number-word"
     if " " in text:
+        if text.split(" ", 1)[0].rstrip(".") in _HONORIFICS:
+            return "person"  # "Professor Kelly Chibale"
+        last = text.rsplit(" ", 1)[1]  # "N-domain-specific Tyr369": a residue, modified
+        numbered = any(ch.isdigit() for ch in last)
+        if numbered and (_RESIDUE.fullmatch(last) or _MUTATION.fullmatch(last)):
+            return "residue or mutation"
         return None
     if text in _FILE_FORMATS or (text.upper() in _FILE_FORMATS and text.isupper()):
         return "file format"
@@ -73,3 +81,23 @@ def non_concept_kind(surface: str) -> str | None:
     if is_chemical_formula(text):
         return "chemical formula"
     return None
+
+
+_UPPER_COMPOUND = re.compile(r"\b([A-Z]{3,})-[a-z]{3,}\b")
+
+
+def upper_compounds(texts: Iterable[str]) -> frozenset[str]:
+    """Upper-case words a source uses as the first part of a compound: "FINE" and
+    "COARSE" of "FINE-grained" and "COARSE-grained"."""
+    return frozenset(m.group(1) for text in texts for m in _UPPER_COMPOUND.finditer(text))
+
+
+def undefined_short_form(surface: str, compounds: frozenset[str] = frozenset()) -> bool:
+    """A form that, left undefined by its source, names nothing a page could be written
+    about: an initialism of at most two letters ("CS", "GP", "KB"; "GPs"), or an
+    upper-case word the source also writes as a compound's first part ("COARSE" of
+    "COARSE-grained", which is the concept)."""
+    core = surface[:-1] if len(surface) == 3 and surface.endswith("s") else surface
+    if 1 <= len(core) <= 2 and core.isalpha() and core.isupper():
+        return True
+    return surface in compounds

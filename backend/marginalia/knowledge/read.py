@@ -24,6 +24,7 @@ from marginalia.knowledge.views import (
     GapsView,
     GapView,
     SourceCitationsView,
+    WikiBacklinkView,
     WikiCitationView,
     WikiPageSummary,
     WikiPageView,
@@ -157,7 +158,8 @@ async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: st
             raise NotFoundError(f"no wiki page {slug!r} in workspace {workspace_id}")
         revisions = await repo.revision_count(session, page.id)
         backlinks = [s for s in await repo.backlinks(session, workspace_id, slug) if s != slug]
-        known = {p.slug for p in await repo.list_wiki_pages(session, workspace_id)}
+        titles = {p.slug: p.title for p in await repo.list_wiki_pages(session, workspace_id)}
+        known = set(titles)
         body, citations = await _citations(session, workspace_id, page.body)
     return WikiPageView(
         slug=page.slug,
@@ -171,6 +173,7 @@ async def get_wiki_page(ctx: KnowledgeContext, workspace_id: uuid.UUID, slug: st
         citations=citations,
         revisions=revisions,
         backlinks=backlinks,
+        backlink_pages=[WikiBacklinkView(slug=s, title=titles.get(s, s)) for s in backlinks],
         broken_links=broken_links(page.body, known),
     )
 

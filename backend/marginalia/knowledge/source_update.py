@@ -39,7 +39,9 @@ from marginalia.knowledge.context import (
     source_text,
 )
 from marginalia.knowledge.linking import (
+    evidence_concept_forms,
     related_row,
+    shared_terms,
     store_claims,
     store_quality,
     update_new_source_edges,
@@ -224,8 +226,11 @@ async def apply_source(
         min_similarity=settings.evidence_min_similarity,
         limit=settings.evidence_backward_limit,
     )
-    candidates = [*forward, *backward]
-    evidence_rows = [related_row(c) for c in candidates]
+    # a nearest passage is evidence only when it shares more than the topic (issue 35)
+    forms = evidence_concept_forms(local.state, n_sources)
+    shared = [(c, shared_terms(c, forms)) for c in [*forward, *backward]]
+    candidates = [c for c, terms in shared if terms]
+    evidence_rows = [related_row(c, terms) for c, terms in shared if terms]
     await repo.insert_evidence(session, evidence_rows)
     timings["claims"] = elapsed_ms(t)
 

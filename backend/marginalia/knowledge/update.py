@@ -59,8 +59,10 @@ from marginalia.knowledge.context import (
 )
 from marginalia.knowledge.linking import (
     classify_evidence,
+    evidence_concept_forms,
     recluster,
     related_row,
+    shared_terms,
     store_claims,
     store_quality,
     update_source_edges,
@@ -428,7 +430,11 @@ async def rebuild_workspace(
             min_similarity=ctx.settings.knowledge.evidence_min_similarity,
             per_claim=ctx.settings.knowledge.evidence_per_claim,
         )
-        evidence_rows = [related_row(c) for c in candidates]
+        # a nearest passage is evidence only when it shares more than the topic (issue 35)
+        forms = evidence_concept_forms(state, len(sources))
+        shared = [(c, shared_terms(c, forms)) for c in candidates]
+        candidates = [c for c, terms in shared if terms]
+        evidence_rows = [related_row(c, terms) for c, terms in shared if terms]
         await repo.insert_evidence(session, evidence_rows)
         timings["claims"] = elapsed_ms(t)
 

@@ -129,6 +129,11 @@ class WikiCitationView(BaseModel):
     href: str = Field(description="the web app's reader URL of the passage")
 
 
+class WikiBacklinkView(BaseModel):
+    slug: str
+    title: str = Field(description="the linking page's title, as a reader names it")
+
+
 class WikiPageView(WikiPageSummary):
     body: str = Field(
         description="Markdown; citations rendered as links labelled with the source's title "
@@ -139,6 +144,9 @@ class WikiPageView(WikiPageSummary):
     citations: list[WikiCitationView] = Field(description="every citation, in order of appearance")
     revisions: int
     backlinks: list[str] = Field(description="slugs of the pages that link here")
+    backlink_pages: list[WikiBacklinkView] = Field(
+        default_factory=list, description="the pages that link here, with their titles"
+    )
     broken_links: list[str] = Field(description="[[slug]] links of this page that name no page")
 
 

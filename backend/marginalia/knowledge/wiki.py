@@ -105,7 +105,7 @@ def _clean(text: str) -> str:
     return text.replace("[[", "[ [").replace("]]", "] ]").replace("[source:", "[source :")
 
 
-def _title(name: str) -> str:
+def page_title(name: str) -> str:
     """Capitalise a lower-case name ("citation graph" → "Citation graph"); a name with any
     capital ("arXiv", "SciBERT") is kept as written."""
     if any(c.isupper() for c in name):
@@ -167,7 +167,7 @@ def write_concept_pages(
     for slug in sorted(chosen):
         concept = chosen[slug]
         lead, lead_sentence, bullets = _lead_and_bullets(concept, evidence[slug], named[slug])
-        lines = [f"# {_title(concept.name)}", ""]
+        lines = [f"# {page_title(concept.name)}", ""]
         if concept.aliases:
             lines += ["Also known as: " + ", ".join(_clean(a) for a in concept.aliases), ""]
         cited: list[tuple[str, int | None]] = []
@@ -182,21 +182,76 @@ def write_concept_pages(
                 f"- {_clean(sent.text)} {citation_marker(sent.source_id, sent.chunk_index)}"
             )
             cited.append((sent.source_id, sent.chunk_index))
+        across = _across_sources(concept, named[slug], concepts, chosen)
+        lines += across
+        cited += extract_citations("\n".join(across))
         related = sorted({r for r in concept.related if r in chosen and r != slug})
         if related:
-            shown = ", ".join(f"[[{r}|{_clean(_title(chosen[r].name))}]]" for r in related)
+            shown = ", ".join(f"[[{r}|{_clean(page_title(chosen[r].name))}]]" for r in related)
             lines += ["", "Related: " + shown]
         body = "\n".join(lines).rstrip() + "\n"
         pages.append(
             WikiPageDraft(
                 slug=slug,
-                title=_title(concept.name),
+                title=page_title(concept.name),
                 body_markdown=body,
                 links=tuple(related),
                 cited=tuple(cited),
             )
         )
     return pages
+
+
+MAX_ADDED_TERMS = 3
+
+
+def _across_sources(
+    concept: WikiConcept,
+    named: Sequence[CitedSentence],
+    concepts: Sequence[WikiConcept],
+    chosen: Mapping[str, WikiConcept],
+) -> list[str]:
+    """How the sources treat the concept, for a page with several: which sources name it,
+    how often, and which other concepts each one alone brings to it. Offline nothing
+    judges whether they agree, and the section says so rather than invent a contrast."""
+    by_source: dict[str, list[CitedSentence]] = defaultdict(list)
+    for sent in named:
+        by_source[sent.source_id].append(sent)
+    if len(by_source) < 2:
+        return []
+    others = [
+        c for c in concepts if c.slug != concept.slug and set(c.source_ids) & by_source.keys()
+    ]
+    seen_with: dict[str, set[str]] = {}
+    for sid, sents in by_source.items():
+        text = " ".join(s.text for s in sents)
+        seen_with[sid] = {c.slug for c in others if _mention_pattern(c).search(text)}
+    lines = [
+        "",
+        "## Across the sources",
+        "",
+        f"Named in {len(by_source)} sources. No model compared them here: each source's own "
+        "sentences are quoted above, and whether they agree is for the reader to judge.",
+        "",
+    ]
+    names = {c.slug: c for c in others}
+    for sid in sorted(by_source, key=lambda s: (-len(by_source[s]), s)):
+        n = len(by_source[sid])
+        verb = "sentence names" if n == 1 else "sentences name"
+        first = by_source[sid][0]  # cited at its first passage naming the concept
+        line = f"- {citation_marker(sid, first.chunk_index)}: {n} {verb} it"
+        alone = set(seen_with[sid]).difference(*(v for k, v in seen_with.items() if k != sid))
+        added = sorted(alone, key=lambda s: (s not in chosen, names[s].name.casefold()))
+        if added:
+            shown = [
+                f"[[{s}|{_clean(page_title(names[s].name))}]]"
+                if s in chosen
+                else _clean(names[s].name)
+                for s in added[:MAX_ADDED_TERMS]
+            ]
+            line += "; only this source relates it to " + ", ".join(shown)
+        lines.append(line + ".")
+    return lines
 
 
 _DEFINING = re.compile(

@@ -35,6 +35,7 @@ from marginalia.knowledge.wiki import (
     is_named_entity,
     link_mentions,
     looks_like_refusal,
+    page_title,
     write_concept_pages,
 )
 from marginalia.llm.base import LLMProvider
@@ -101,10 +102,11 @@ def _plain(body: str) -> str:
     return normalize_whitespace(text.replace("#", " "))
 
 
-def _with_related(body: str, related: Sequence[str]) -> str:
+def _with_related(body: str, related: Sequence[tuple[str, str]]) -> str:
+    """``body`` with its Related line naming ``(slug, concept name)`` pages by title."""
     body = _RELATED_LINE.sub("", body).rstrip()
     if related:
-        body += "\n\nRelated: " + ", ".join(f"[[{r}]]" for r in related)
+        body += "\n\nRelated: " + ", ".join(f"[[{r}|{page_title(name)}]]" for r, name in related)
     return body + "\n"
 
 
@@ -204,7 +206,8 @@ async def write_offline_pages(
             (n for n in near if n in known and n != d.slug), key=lambda n: (-near[n], n)
         )[:WIKI_RELATED_LINKS]
         related = sorted(related)
-        body = link_mentions(_with_related(d.body_markdown, related), linkable, d.slug)
+        titled = [(r, by_slug[r].name if r in by_slug else r.replace("-", " ")) for r in related]
+        body = link_mentions(_with_related(d.body_markdown, titled), linkable, d.slug)
         cited = [{"source_id": s, "chunk_index": i} for s, i in d.cited]
         bodies.append((d.slug, d.title, body, extract_links(body), cited))
     current = {p.slug: p for p in await repo.list_wiki_pages(session, workspace_id)}

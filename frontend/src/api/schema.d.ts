@@ -2536,6 +2536,16 @@ export interface components {
             /** Name */
             name: string | null;
         };
+        /** WikiBacklinkView */
+        WikiBacklinkView: {
+            /** Slug */
+            slug: string;
+            /**
+             * Title
+             * @description the linking page's title, as a reader names it
+             */
+            title: string;
+        };
         /** WikiCitationView */
         WikiCitationView: {
             /** Chunk Index */
@@ -2579,6 +2589,11 @@ export interface components {
         };
         /** WikiPageView */
         WikiPageView: {
+            /**
+             * Backlink Pages
+             * @description the pages that link here, with their titles
+             */
+            backlink_pages?: components["schemas"]["WikiBacklinkView"][];
             /**
              * Backlinks
              * @description slugs of the pages that link here

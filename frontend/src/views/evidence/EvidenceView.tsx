@@ -54,8 +54,9 @@ export function EvidencePage() {
         <ErrorText error={claims.error} />
         {offline && (
           <p className="mt-2 rounded border border-stone-300 bg-stone-100 p-2 text-sm dark:border-stone-700 dark:bg-stone-800" data-testid="evidence-offline">
-            The offline engine links evidence by similarity only, so every relation here is “related”: no model has judged which passages support or
-            contradict a claim, and the contradiction map stays empty until one does.
+            The offline engine links a passage to a claim only when it is close in meaning and shares a name, a rare term or a concept with it, so every
+            relation here is “related”: no model has judged which passages support or contradict a claim, and the contradiction map stays empty
+            until one does. Only claims central to their source with no related passage elsewhere are listed as gaps.
           </p>
         )}
         {selected && <ClaimEvidence claim={selected} workspaceId={workspace.id} sourceTitle={titles.get(selected.source_id)} onClose={() => setParams({})} />}

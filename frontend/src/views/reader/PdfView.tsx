@@ -6,6 +6,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { Document, Page, pdfjs } from 'react-pdf'
 import 'react-pdf/dist/Page/TextLayer.css'
 import 'react-pdf/dist/Page/AnnotationLayer.css'
+import { markColor } from './markColors'
 import { Button } from '../../ui/Button'
 import { displayBox, type QuoteRect } from './geometry'
 import { selectedLayers } from './notes'
@@ -20,17 +21,7 @@ export interface Mark {
   label: string
 }
 
-const COLORS: Record<string, string> = {
-  quote: 'rgba(250, 204, 21, 0.42)',
-  yellow: 'rgba(250, 204, 21, 0.42)',
-  green: 'rgba(74, 222, 128, 0.38)',
-  blue: 'rgba(96, 165, 250, 0.38)',
-  pink: 'rgba(244, 114, 182, 0.38)',
-}
-
-export function markColor(color: string): string {
-  return COLORS[color] ?? COLORS.yellow!
-}
+export { markColor }
 
 const ZOOMS = [0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3]
 const PAD = 24 // the gutter beside the page (margin markers sit in it)

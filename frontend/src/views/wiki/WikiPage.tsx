@@ -11,7 +11,7 @@ import { api, unwrap, type WorkspaceDetail } from '../../api/client'
 import { useWikiPage } from '../../api/queries'
 import { ErrorText } from '../../ui/Field'
 import { ago } from '../../lib/format'
-import { linkWikiSlugs, slugFromHref } from './wikiLinks'
+import { backlinkPages, linkWikiSlugs, slugFromHref } from './wikiLinks'
 
 const linkCls = 'text-accent-700 underline dark:text-accent-300'
 
@@ -137,10 +137,10 @@ function Page({ workspaceId, slug }: { workspaceId: string; slug: string }) {
           <p className="text-sm text-stone-600 dark:text-stone-400">None yet.</p>
         ) : (
           <ul className="mt-1 flex flex-wrap gap-2 text-sm" data-testid="wiki-backlinks">
-            {p.backlinks.map((b) => (
-              <li key={b}>
-                <Link className={linkCls} to={`/w/${workspaceId}/wiki/${encodeURIComponent(b)}`}>
-                  {b}
+            {backlinkPages(p).map((b) => (
+              <li key={b.slug}>
+                <Link className={linkCls} to={`/w/${workspaceId}/wiki/${encodeURIComponent(b.slug)}`}>
+                  {b.title}
                 </Link>
               </li>
             ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { linkWikiSlugs, slugFromHref } from './wikiLinks'
+import { backlinkPages, linkWikiSlugs, slugFromHref } from './wikiLinks'
 
 describe('wiki links', () => {
   it('turns [[slug]] and [[slug|label]] into fragment links and back', () => {
@@ -10,5 +10,18 @@ describe('wiki links', () => {
   })
   it('leaves other brackets alone', () => {
     expect(linkWikiSlugs('a [1] b [x](y)')).toBe('a [1] b [x](y)')
+  })
+  it('names backlinks by their pages\' titles, not their slugs', () => {
+    const pages = backlinkPages({
+      backlinks: ['citation-graph', 'scibert'],
+      backlink_pages: [{ slug: 'citation-graph', title: 'Citation graph' }],
+    })
+    expect(pages).toEqual([
+      { slug: 'citation-graph', title: 'Citation graph' },
+      { slug: 'scibert', title: 'scibert' },
+    ])
+    expect(backlinkPages({ backlinks: ['deep-venous-thrombosis'] })[0]?.title).toBe(
+      'deep venous thrombosis',
+    )
   })
 })

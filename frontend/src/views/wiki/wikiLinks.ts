@@ -21,3 +21,21 @@ export function slugFromHref(href: string | undefined): string | null {
     return null
   }
 }
+
+export interface BacklinkPage {
+  slug: string
+  title: string
+}
+
+/** The pages linking here as a reader names them: their titles, or (from an older
+ * server that sends slugs only) the slug with its hyphens read as spaces. */
+export function backlinkPages(page: {
+  backlinks: string[]
+  backlink_pages?: BacklinkPage[] | null
+}): BacklinkPage[] {
+  const titled = new Map((page.backlink_pages ?? []).map((b) => [b.slug, b.title]))
+  return page.backlinks.map((slug) => ({
+    slug,
+    title: titled.get(slug) || slug.replace(/-/g, ' '),
+  }))
+}
