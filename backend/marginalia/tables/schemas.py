@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from marginalia.tables.cells import CellQuote, SearchedRef
 from marginalia.tables.columns import MAX_COLUMNS, MAX_ROWS
@@ -28,7 +28,7 @@ class TableCreate(BaseModel):
         max_length=MAX_ROWS,
         description="The rows: sources of the workspace (default: all of them)",
     )
-    fill: bool = Field(default=True, description="Start filling the cells now")
+    fill: StrictBool = Field(default=True, description="Start filling the cells now")
 
 
 class TableUpdate(BaseModel):
@@ -41,21 +41,21 @@ class ColumnsAdd(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     questions: list[str] = Field(max_length=MAX_COLUMNS, description="Questions to add")
-    fill: bool = True
+    fill: StrictBool = True
 
 
 class ColumnUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(description="The column's new question")
-    fill: bool = True
+    fill: StrictBool = True
 
 
 class RowsAdd(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source_ids: list[uuid.UUID] = Field(max_length=MAX_ROWS, description="Sources to add")
-    fill: bool = True
+    fill: StrictBool = True
 
 
 class ColumnOut(BaseModel):
