@@ -60,8 +60,6 @@ REWRITE_DEADLINE_S = 8.0
 TURN_CHARS = 600
 
 _ANAPHORA = wordset("it its they them their theirs this that these those he she his her")
-#: Pronouns that refer back wherever they stand ("its", "those figures", "these results").
-_ALWAYS_ANAPHORIC = wordset("its their theirs these those them")
 _OPENERS = (
     "and ",
     "but ",
@@ -74,6 +72,12 @@ _OPENERS = (
     "what else",
     "why is that",
     "why so",
+)
+_DEMONSTRATIVES = wordset("this that")
+_BEFORE_DEMONSTRATIVE = wordset(
+    "is was are were be of in for with on from about behind by to at after before than like "
+    "how what why when where which who does did do can could would should will has have had "
+    "might may must"
 )
 _COMPARATIVE = wordset(
     "better worse more less fewer higher lower larger smaller bigger faster slower stronger "
@@ -152,23 +156,40 @@ def followup_reason(question: str) -> str | None:
     opener = next((o for o in _OPENERS if q.startswith(o)), None)
     if opener is not None:
         return f"starts with “{opener.strip()}”"
-    anaphors = [w for w in words if w in _ANAPHORA]
-    always = [w for w in anaphors if w in _ALWAYS_ANAPHORIC]
-    if always:
-        return f"refers back with “{always[0]}”"
-    early = [w for w in words[:3] if w in _ANAPHORA]
+    early = [
+        w
+        for i, w in enumerate(words[:3])
+        if w in _ANAPHORA
+        and (w not in _DEMONSTRATIVES or i == 0 or words[i - 1] in _BEFORE_DEMONSTRATIVE)
+    ]
     if early:
         return f"refers back with “{early[0]}”"
     if words[-1] in _ANAPHORA:  # "Why is that?", "How big is it?"
         return f"refers back with “{words[-1]}”"
-    if anaphors and not named:
-        return f"refers back with “{anaphors[0]}” and names nothing"
+    if not named:
+        # a pronoun with no antecedent before it in the question itself ("How abstractive
+        # are its summaries?", not "which one found most and what did it give up?")
+        for i, w in enumerate(words):
+            if _refers_back(words, i) and len(content_tokens(" ".join(words[:i]))) < 2:
+                return f"refers back with “{w}” and names nothing"
     if not named and len(content_tokens(question)) <= SHORT_WORDS and len(words) <= 6:
         return "very short and names nothing"
     comparative = [w for w in words if w in _COMPARATIVE]
     if comparative and "than" not in words and not named:
         return f"compares (“{comparative[0]}”) with nothing named"
     return None
+
+
+def _refers_back(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]`` is a pronoun pointing back. "this"/"that" mid-question also
+    introduce clauses ("shows that …", "methods that use …"): they count only after a
+    preposition or copula ("the cause of that") or near the end ("is that dataset?")."""
+    w = words[i]
+    if w not in _ANAPHORA:
+        return False
+    if w not in _DEMONSTRATIVES:
+        return True
+    return i >= len(words) - 3 or (i > 0 and words[i - 1] in _BEFORE_DEMONSTRATIVE)
 
 
 # ------------------------------------------------------------------------------ resolution
