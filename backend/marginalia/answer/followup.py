@@ -37,7 +37,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from marginalia.answer.gate import salient_terms
-from marginalia.knowledge.text import content_tokens, wordset
+from marginalia.knowledge.text import STOP_WORDS, content_tokens, wordset
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
 from marginalia.llm.deadline import Deadline
 from marginalia.llm.schema import bounds
@@ -59,7 +59,10 @@ REWRITE_DEADLINE_S = 8.0
 #: Characters of each earlier turn shown to the model.
 TURN_CHARS = 600
 
-_ANAPHORA = wordset("it its they them their theirs this that these those he she his her")
+_PRONOUNS = wordset("it its they them their theirs he she his her")
+_NEAR_DEMONSTRATIVES = wordset("this these those")
+_ANAPHORA = _PRONOUNS | _NEAR_DEMONSTRATIVES | {"that"}
+_PLACE = wordset("there here")
 _OPENERS = (
     "and ",
     "but ",
@@ -68,16 +71,24 @@ _OPENERS = (
     "then ",
     "what about",
     "how about",
+    "what if",
     "same for",
     "what else",
-    "why is that",
     "why so",
 )
-_DEMONSTRATIVES = wordset("this that")
-_BEFORE_DEMONSTRATIVE = wordset(
-    "is was are were be of in for with on from about behind by to at after before than like "
-    "how what why when where which who does did do can could would should will has have had "
-    "might may must"
+_AUXILIARIES = wordset(
+    "is was are were be been does did do can could would should will has have had might may must"
+)
+_BEFORE_DEMONSTRATIVE = _AUXILIARIES | wordset(
+    "of in for with on from about behind by to at after before than like how what why when "
+    "where which who"
+)
+#: Verbs and nouns after which "that" introduces a clause, not a referent.
+_REPORTING = wordset(
+    "show shows showed shown suggest suggests suggested find finds found claim claims state "
+    "states say says said report reports reported indicate indicates mean means argue argues "
+    "conclude concludes note notes demonstrate demonstrates evidence fact idea hypothesis so "
+    "such ensure ensures assume assumes"
 )
 _COMPARATIVE = wordset(
     "better worse more less fewer higher lower larger smaller bigger faster slower stronger "
@@ -145,9 +156,15 @@ def _words(text: str) -> list[str]:
 def followup_reason(question: str) -> str | None:
     """Why ``question`` leans on an earlier turn (None: it stands on its own).
 
-    Elliptical openers ("And …", "What about …"), a referring pronoun with no named thing
-    to anchor it or in subject position ("Does it …", "How do they …"), "its/those/these",
-    a very short question with no named thing, a comparative with no "than"."""
+    - an elliptical opener ("And …", "What about …", "What if …");
+    - a pronoun in subject position ("Does it …", "How do they …", "What languages is it
+      written in?") with no antecedent before it in the question;
+    - a question ending on a pronoun or "there" ("Why is that?", "Which worked best
+      there?");
+    - with no named thing in the question: "this/these/those" (+ noun), a determiner
+      "that" ("weakened that selectivity"), a pronoun with no antecedent before it
+      ("How abstractive are its summaries?", not "which one found most and what did it
+      give up?"), a very short question, a comparative with no "than"."""
     q = " ".join(question.casefold().split())
     words = _words(q)
     if not words:
@@ -156,40 +173,57 @@ def followup_reason(question: str) -> str | None:
     opener = next((o for o in _OPENERS if q.startswith(o)), None)
     if opener is not None:
         return f"starts with “{opener.strip()}”"
-    early = [
-        w
-        for i, w in enumerate(words[:3])
-        if w in _ANAPHORA
-        and (w not in _DEMONSTRATIVES or i == 0 or words[i - 1] in _BEFORE_DEMONSTRATIVE)
-    ]
-    if early:
-        return f"refers back with “{early[0]}”"
-    if words[-1] in _ANAPHORA:  # "Why is that?", "How big is it?"
+    for i, w in enumerate(words):
+        if w in _PRONOUNS and _subject_position(words, i) and _no_antecedent(words, i):
+            return f"refers back with “{w}”"
+    if words[-1] in _ANAPHORA or words[-1] in _PLACE:  # "Why is that?", "… there?"
         return f"refers back with “{words[-1]}”"
-    if not named:
-        # a pronoun with no antecedent before it in the question itself ("How abstractive
-        # are its summaries?", not "which one found most and what did it give up?")
-        for i, w in enumerate(words):
-            if _refers_back(words, i) and len(content_tokens(" ".join(words[:i]))) < 2:
-                return f"refers back with “{w}” and names nothing"
-    if not named and len(content_tokens(question)) <= SHORT_WORDS and len(words) <= 6:
+    if named:
+        return None
+    for i, w in enumerate(words):
+        if _refers_back(words, i):
+            return f"refers back with “{w}” and names nothing"
+    if len(content_tokens(question)) <= SHORT_WORDS and len(words) <= 6:
         return "very short and names nothing"
     comparative = [w for w in words if w in _COMPARATIVE]
-    if comparative and "than" not in words and not named:
+    if comparative and "than" not in words:
         return f"compares (“{comparative[0]}”) with nothing named"
     return None
 
 
+def _no_antecedent(words: Sequence[str], i: int) -> bool:
+    """Fewer than two content words before ``words[i]``: nothing in the question for a
+    pronoun there to refer to."""
+    return len(content_tokens(" ".join(words[:i]))) < 2
+
+
+def _subject_position(words: Sequence[str], i: int) -> bool:
+    return i == 0 or words[i - 1] in _AUXILIARIES
+
+
 def _refers_back(words: Sequence[str], i: int) -> bool:
-    """Whether ``words[i]`` is a pronoun pointing back. "this"/"that" mid-question also
-    introduce clauses ("shows that …", "methods that use …"): they count only after a
-    preposition or copula ("the cause of that") or near the end ("is that dataset?")."""
+    """Whether ``words[i]`` points outside the question (which names nothing).
+
+    "this/these/those" always do. "that" also introduces clauses ("shows that …",
+    "methods that use …"): it counts after a preposition, auxiliary or question word ("the
+    cause of that", "is that …"), at the end, or as a determiner — followed by one content
+    word and then a stop word or the end ("weakened that selectivity the most"). Personal
+    pronouns count when nothing before them in the question could be their antecedent."""
     w = words[i]
-    if w not in _ANAPHORA:
-        return False
-    if w not in _DEMONSTRATIVES:
+    if w in _NEAR_DEMONSTRATIVES:
         return True
-    return i >= len(words) - 3 or (i > 0 and words[i - 1] in _BEFORE_DEMONSTRATIVE)
+    if w == "that":
+        if i in (0, len(words) - 1) or words[i - 1] in _BEFORE_DEMONSTRATIVE:
+            return True
+        if i > 0 and words[i - 1] in _REPORTING:
+            return False
+        rest = words[i + 1 : i + 3]
+        return (
+            len(rest) >= 1
+            and rest[0] not in STOP_WORDS
+            and (len(rest) == 1 or rest[1] in STOP_WORDS)
+        )
+    return w in _PRONOUNS and _no_antecedent(words, i)
 
 
 # ------------------------------------------------------------------------------ resolution
