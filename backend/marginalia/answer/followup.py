@@ -54,6 +54,12 @@ MAX_TERMS = 8
 MAX_PAPERS = 2
 #: The paper leg's weight in the reciprocal-rank fusion (the question's own leg is 1.0).
 PAPER_LEG_WEIGHT = 1.0
+#: What the paper leg searches inside the previous answer's papers: the follow-up as
+#: asked ("question") or its resolved text ("resolved").
+PAPER_LEG_QUERY: Literal["question", "resolved"] = "question"
+#: The sentences of a follow-up with at least this many content words of its own are
+#: scored on those words; a shorter one on its resolved text ("Why might that be?").
+SCORE_OWN_WORDS = 3
 #: Wall time of the model's rewrite (seconds); past it the offline resolution is used.
 REWRITE_DEADLINE_S = 8.0
 #: Characters of each earlier turn shown to the model.
@@ -140,6 +146,12 @@ class ResolvedQuestion:
             "paper_ids": [str(p) for p in self.paper_ids],
             "notes": list(self.notes),
         }
+
+
+def score_resolved(question: str) -> bool:
+    """Whether a follow-up's sentences are scored on its resolved text (else on the
+    question as asked): when it has fewer than :data:`SCORE_OWN_WORDS` content words."""
+    return len(content_tokens(question)) < SCORE_OWN_WORDS
 
 
 def unchanged(question: str, why: str = "not a follow-up") -> ResolvedQuestion:

@@ -230,11 +230,13 @@ async def build_context(
             query_vector=resolved_vector,
         )
         papers = [] if source_id is not None else list(paper_ids)
+        # inside the previous answer's papers the follow-up's own words pick the passage
+        own = followup.PAPER_LEG_QUERY == "question"
         paper_hits = await followup.paper_leg_hits(
             ctx,
             workspace_id=workspace_id,
-            query=history_query,
-            query_vector=resolved_vector,
+            query=query if own else history_query,
+            query_vector=query_vector if own else resolved_vector,
             paper_ids=papers,
             k=k,
         )

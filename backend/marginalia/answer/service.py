@@ -18,7 +18,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from marginalia.answer import gate, offline
+from marginalia.answer import followup, gate, offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
 from marginalia.answer.followup import ResolvedQuestion
@@ -69,6 +69,9 @@ async def retrieve(
     )
     if resolved is not None:
         context.trace["followup"] = resolved.trace()
+        if resolved.is_followup and not followup.score_resolved(question):
+            # the sentences are scored on the follow-up's own words (see followup)
+            context.resolved_query, context.resolved_vector = None, None
     return context
 
 
