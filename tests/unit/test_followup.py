@@ -5,11 +5,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from marginalia.answer import followup
+from marginalia.evaluation.qa_scoring import load_qa_set
 from marginalia.llm import ChatMessage, UsageLedger
 from marginalia.llm.base import CallType, Deadline, T
 from marginalia.llm.errors import LLMDeadlineError
@@ -199,3 +201,22 @@ async def test_the_model_rewrites_and_falls_back_offline_on_error() -> None:
     fallback = await followup.resolve(failing, q, HISTORY, previous)
     assert fallback.method == "offline" and "specter" in fallback.terms
     assert fallback.notes and "resolved offline" in fallback.notes[0]
+
+
+def test_the_dev_sets_follow_ups_are_detected_and_first_questions_are_not() -> None:
+    """Measured on the dev sets (docs/EVAL.md, issue 32): dev.jsonl 87/87 items classified
+    right; followups-dev.jsonl's follow-ups 26/27 (fu18's "they" follows two nouns)."""
+    root = Path(__file__).resolve().parents[2] / "eval" / "qa"
+    dev = load_qa_set(root / "dev.jsonl")
+    assert all(
+        (followup.followup_reason(it.question) is not None) == bool(it.follow_up_of) for it in dev
+    )
+    pairs = load_qa_set(root / "followups-dev.jsonl")
+    firsts = [it for it in pairs if not it.follow_up_of]
+    follows = [it for it in pairs if it.follow_up_of]
+    assert len(firsts) == len(follows) == 27
+    assert not any(followup.followup_reason(it.question) for it in firsts)
+    missed = [it.id for it in follows if followup.followup_reason(it.question) is None]
+    assert missed == ["fu18"]
+    by_id = {it.id: it for it in pairs}
+    assert all(by_id[it.follow_up_of or ""].doc == it.doc for it in follows)

@@ -53,7 +53,7 @@ MAX_TERMS = 8
 #: At most this many papers of the previous answer feed retrieval.
 MAX_PAPERS = 2
 #: The paper leg's weight in the reciprocal-rank fusion (the question's own leg is 1.0).
-PAPER_LEG_WEIGHT = 1.0
+PAPER_LEG_WEIGHT = 0.5
 #: What the paper leg searches inside the previous answer's papers: the follow-up as
 #: asked ("question") or its resolved text ("resolved").
 PAPER_LEG_QUERY: Literal["question", "resolved"] = "question"
