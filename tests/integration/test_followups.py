@@ -14,10 +14,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from marginalia.answer import SIGNAL
+from marginalia.answer import SIGNAL, Calibration, followup
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.routes import answers
 from marginalia.ingest.pipeline import ingest_document
+from marginalia.llm import ChatMessage, UsageLedger
+from marginalia.llm.base import CallType, Deadline, T
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
@@ -180,3 +182,75 @@ async def test_per_paper_follow_up_is_resolved_inside_the_paper(
     # the paper leg is moot inside one paper: no extra search, only the paper's passages
     assert answer["trace"]["routing"]["history_leg"]["papers"] == []
     assert {p["source_id"] for p in answer["passages"]} == {str(corpus.specter)}
+
+
+class RewritingProvider:
+    """A generative provider: the follow-up rewrite is scripted, synthesis returns nothing
+    (the answer is then refused, which this test does not look at)."""
+
+    name = "rewriting"
+    is_generative = True
+
+    def __init__(self, rewrite: str) -> None:
+        self.rewrite = rewrite
+        self.usage = UsageLedger()
+        self.schemas: list[str] = []
+
+    def model_for(self, task: str) -> str | None:
+        return "rewriter-1"
+
+    async def structured(
+        self,
+        *,
+        task: str,
+        system: str,
+        prompt: str,
+        schema: type[T],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> T:
+        self.schemas.append(schema.__name__)
+        if schema is followup.StandaloneQuestion:
+            return schema.model_validate({"question": self.rewrite, "followup": True})
+        return schema.model_validate({"claims": []})
+
+    async def stream_text(
+        self,
+        *,
+        task: str,
+        system: str,
+        messages: list[ChatMessage],
+        call: CallType | None = None,
+        deadline: Deadline | None = None,
+    ) -> AsyncIterator[str]:
+        raise NotImplementedError
+        yield ""
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_with_a_model_the_rewrite_is_what_retrieval_searches(
+    corpus: Corpus, services: Runtime
+) -> None:
+    rewrite = "How many training triplets was SPECTER trained on?"
+    provider = RewritingProvider(rewrite)
+    history = [
+        ChatMessage(role="user", content=FIRST),
+        ChatMessage(role="assistant", content="Citations [1]."),
+    ]
+    answer = await ask_usecase.answer(
+        services,
+        question=FOLLOW_UP,
+        workspace_id=corpus.workspace_id,
+        history=history,
+        provider=provider,
+        calibration=Calibration(threshold=0.0, signal=SIGNAL),
+        previous_turn=followup.PreviousTurn(FIRST, (corpus.specter,)),
+    )
+    assert provider.schemas[0] == "StandaloneQuestion"
+    assert answer.resolved_question == rewrite and answer.question == FOLLOW_UP
+    assert answer.trace["followup"]["method"] == "model"
+    leg = answer.trace["routing"]["history_leg"]
+    assert leg["query"] == rewrite and leg["papers"] == [str(corpus.specter)]
+    assert answer.passages[0].source_id == corpus.specter

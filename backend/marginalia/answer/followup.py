@@ -14,10 +14,16 @@ whether a question leans on the previous turns and, when it does, resolves it:
   tokens and time); any failure falls back to the offline resolution.
 
 The resolved text is searched as a second retrieval leg fused with the question's own
-ranking (:func:`marginalia.answer.routing.build_context`), the carried-over papers add a
-third leg restricted to those papers (:func:`paper_leg_hits`, "restrict, then fall back"
-to the open legs by fusion), and the sentence scorer reads the resolved text. The
-question's own features (answer type, named terms) are still read from the question as
+ranking (:func:`marginalia.answer.routing.build_context`); the carried-over papers add,
+at :data:`PAPER_LEG_WEIGHT`, a leg of the follow-up's own words restricted to each of
+those papers (:func:`paper_leg_hits`: "restrict, then fall back" to the open legs by
+fusion, so a follow-up that moved on to another paper still finds it). The sentence
+scorer (and so the gate's evidence) reads the model's rewrite, or the offline resolved
+text when the follow-up has fewer than :data:`SCORE_OWN_WORDS` content words of its own
+("Why might that be?"); a longer follow-up's sentences are scored on its own words —
+the carried terms name the previous answer's topic and pulled its sentences back up
+(evidence@3 on followups-dev fell from 10/27 raw to 6/27; docs/EVAL.md, issue 32). The
+question's own features (answer type, named terms) are read from the question as
 asked: "how many" is what the follow-up asks, not what its parent asked.
 
 A question that does not lean on the conversation is returned untouched

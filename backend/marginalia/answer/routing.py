@@ -7,14 +7,16 @@ Per-paper questions (``source_id`` set) never use the wiki — a page spans the 
 so their context holds only that paper's chunks (hybrid retrieval is scoped to the source and filters by it again).
 
 A follow-up is resolved against the conversation without touching the question the
-answer is judged on: for a short or pronoun-led follow-up, the previous user turns'
-salient terms (:func:`history_terms`) form a second query, ``"<question> <terms>"``,
-retrieved as its own leg and fused with the question's own ranking by weighted
-reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k = :data:`HISTORY_RRF_K`, ties
-to the question's ranking).
+answer is judged on (:mod:`marginalia.answer.followup`, which the ask flow uses; without
+it, :func:`history_terms`): the resolved query, ``"<question> <previous terms>"`` or the
+model's rewrite, is retrieved as its own leg and fused with the question's own ranking
+by weighted reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k =
+:data:`HISTORY_RRF_K`, ties to the question's ranking), with a leg per paper the
+previous answer cited (``paper_ids``).
 The question itself is what the answer records and what the gate's question features
-(named terms, answer type, focus terms) read; the sentences' support for a follow-up is
-scored against the resolved query, so that "Why might that be?" can find its sentence.
+(named terms, answer type, focus terms) read; the sentences' support for a short
+follow-up is scored against the resolved query, so that "Why might that be?" can find
+its sentence.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ async def retrieve(
     )
     if resolved is not None:
         context.trace["followup"] = resolved.trace()
-        if resolved.is_followup and not followup.score_resolved(question):
+        if resolved.method == "offline" and not followup.score_resolved(question):
             # the sentences are scored on the follow-up's own words (see followup)
             context.resolved_query, context.resolved_vector = None, None
     return context
