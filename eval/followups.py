@@ -36,7 +36,6 @@ from typing import Any
 
 from marginalia.answer import followup
 from marginalia.answer.schemas import Answer
-from marginalia.answer.service import cited_sources
 from marginalia.evaluation.qa import open_eval_runtime, reuse_workspace
 from marginalia.evaluation.qa_scoring import QAItem, contains_quote, load_qa_set, quotes_overlap
 from marginalia.evaluation.stats import rate
@@ -78,8 +77,7 @@ async def run_pair(rt: Runtime, ws: Any, first: QAItem, follow: QAItem) -> dict[
         ChatMessage(role="user", content=first.question),
         ChatMessage(role="assistant", content=a1.text if not a1.refused else a1.refusal or ""),
     ]
-    stored = a1.model_dump(mode="json")
-    papers = followup.answer_papers(stored, cited_sources(a1))
+    papers = followup.turn_of(a1).paper_ids
     raw = await ask.answer(rt, question=follow.question, workspace_id=ws)
     terms = await ask.answer(
         rt,

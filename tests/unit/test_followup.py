@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from marginalia.answer import followup
+from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.evaluation.qa_scoring import load_qa_set
 from marginalia.llm import ChatMessage, UsageLedger
 from marginalia.llm.base import CallType, Deadline, T
@@ -220,3 +221,27 @@ def test_the_dev_sets_follow_ups_are_detected_and_first_questions_are_not() -> N
     assert missed == ["fu18"]
     by_id = {it.id: it for it in pairs}
     assert all(by_id[it.follow_up_of or ""].doc == it.doc for it in follows)
+
+
+def test_turn_of_an_answer_is_what_the_stored_message_gives() -> None:
+    a, b = uuid.uuid4(), uuid.uuid4()
+    passages = [
+        Passage(n=1, source_id=a, document="A", text="one", score=1.0),
+        Passage(n=2, source_id=b, document="B", text="two", score=0.5),
+    ]
+    answer = Answer(
+        question="And how many?",
+        query="And how many?",
+        resolved_question="And how many? specter triplets",
+        passages=passages,
+        claims=[AnswerClaim(text="two", citations=[2], quote="two")],
+    )
+    assert followup.turn_of(answer) == followup.PreviousTurn("And how many? specter triplets", (b,))
+    uncited = Answer(
+        question=FIRST,
+        query=FIRST,
+        passages=passages,
+        refused=True,
+        trace={"evidence": {"top_sentences": [{"n": 1}]}},
+    )
+    assert followup.turn_of(uncited) == followup.PreviousTurn(FIRST, (a,))

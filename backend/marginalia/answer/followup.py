@@ -43,6 +43,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from marginalia.answer.gate import salient_terms
+from marginalia.answer.schemas import Answer
 from marginalia.knowledge.text import STOP_WORDS, content_tokens, wordset
 from marginalia.llm import ChatMessage, LLMError, LLMProvider
 from marginalia.llm.deadline import Deadline
@@ -356,6 +357,16 @@ def answer_papers(
         if passage and passage.get("source_id"):
             add(passage["source_id"])
     return tuple(out[:MAX_PAPERS])
+
+
+def turn_of(answer: Answer) -> PreviousTurn:
+    """The exchange an answer closes, as :func:`previous_turn` reads it once stored (for
+    callers that keep the answer, not a conversation: the evals)."""
+    question = answer.resolved_question or answer.question
+    cited = [{"source_id": str(p.source_id)} for p in answer.cited_passages() if p.source_id]
+    return PreviousTurn(
+        " ".join(question.split()), answer_papers(answer.model_dump(mode="json"), cited)
+    )
 
 
 # ------------------------------------------------------------------------------ with a model
