@@ -30,8 +30,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from marginalia.answer import followup
@@ -71,27 +72,43 @@ def outcome(answer: Answer, gold: Sequence[str]) -> dict[str, Any]:
     }
 
 
+async def timed(coro: Awaitable[Answer], into: dict[str, float], key: str) -> Answer:
+    started = time.perf_counter()
+    answer = await coro
+    into[key] = time.perf_counter() - started
+    return answer
+
+
 async def run_pair(rt: Runtime, ws: Any, first: QAItem, follow: QAItem) -> dict[str, Any]:
-    a1 = await ask.answer(rt, question=first.question, workspace_id=ws)
+    seconds: dict[str, float] = {}
+    a1 = await timed(ask.answer(rt, question=first.question, workspace_id=ws), seconds, "first")
     history = [
         ChatMessage(role="user", content=first.question),
         ChatMessage(role="assistant", content=a1.text if not a1.refused else a1.refusal or ""),
     ]
     papers = followup.turn_of(a1).paper_ids
-    raw = await ask.answer(rt, question=follow.question, workspace_id=ws)
-    terms = await ask.answer(
-        rt,
-        question=follow.question,
-        workspace_id=ws,
-        history=history,
-        previous_turn=followup.PreviousTurn(first.question, ()),
+    raw = await timed(ask.answer(rt, question=follow.question, workspace_id=ws), seconds, "raw")
+    terms = await timed(
+        ask.answer(
+            rt,
+            question=follow.question,
+            workspace_id=ws,
+            history=history,
+            previous_turn=followup.PreviousTurn(first.question, ()),
+        ),
+        seconds,
+        "terms",
     )
-    resolved = await ask.answer(
-        rt,
-        question=follow.question,
-        workspace_id=ws,
-        history=history,
-        previous_turn=followup.PreviousTurn(first.question, papers),
+    resolved = await timed(
+        ask.answer(
+            rt,
+            question=follow.question,
+            workspace_id=ws,
+            history=history,
+            previous_turn=followup.PreviousTurn(first.question, papers),
+        ),
+        seconds,
+        "resolved",
     )
     return {
         "first_id": first.id,
@@ -102,6 +119,7 @@ async def run_pair(rt: Runtime, ws: Any, first: QAItem, follow: QAItem) -> dict[
         "raw": outcome(raw, follow.gold_quotes),
         "terms": outcome(terms, follow.gold_quotes),
         "resolved": outcome(resolved, follow.gold_quotes),
+        "seconds": seconds,
     }
 
 
@@ -114,6 +132,10 @@ def summarise(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             for metric in ("recall@8", "evidence@3", "answered", "faithful")
         }
     out["detected"] = sum(r["resolved"]["resolved_question"] is not None for r in rows)
+    out["p50_seconds"] = {
+        cond: round(statistics.median(r["seconds"][cond] for r in rows), 3) if rows else None
+        for cond in CONDITIONS
+    }
     return out
 
 
@@ -146,14 +168,14 @@ def render(report: Mapping[str, Any]) -> str:
     lines = [
         f"{report['set']}: {s['pairs']} pairs, {s['detected']} follow-ups resolved, "
         f"{report['seconds']} s",
-        "| asked | recall@8 | evidence@3 | answered | answered with a gold claim |",
-        "|---|---|---|---|---|",
+        "| asked | recall@8 | evidence@3 | answered | answered with a gold claim | p50 s |",
+        "|---|---|---|---|---|---|",
     ]
     for cond in CONDITIONS:
         m = s[cond]
         lines.append(
             f"| {cond} | {_fmt(m['recall@8'])} | {_fmt(m['evidence@3'])} | "
-            f"{_fmt(m['answered'])} | {_fmt(m['faithful'])} |"
+            f"{_fmt(m['answered'])} | {_fmt(m['faithful'])} | {s['p50_seconds'][cond]} |"
         )
     return "\n".join(lines)
 
