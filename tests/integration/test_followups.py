@@ -254,3 +254,23 @@ async def test_with_a_model_the_rewrite_is_what_retrieval_searches(
     leg = answer.trace["routing"]["history_leg"]
     assert leg["query"] == rewrite and leg["papers"] == [str(corpus.specter)]
     assert answer.passages[0].source_id == corpus.specter
+
+
+async def test_a_deleted_paper_of_the_previous_answer_is_searched_as_empty(
+    corpus: Corpus, services: Runtime
+) -> None:
+    """The previous answer's paper was deleted since: its leg finds nothing, the rest
+    of the follow-up's retrieval goes on."""
+    gone = uuid.uuid4()
+    answer = await ask_usecase.answer(
+        services,
+        question=FOLLOW_UP,
+        workspace_id=corpus.workspace_id,
+        history=[ChatMessage(role="user", content=FIRST)],
+        score_only=True,
+        previous_turn=followup.PreviousTurn(FIRST, (gone,)),
+    )
+    leg = answer.trace["routing"]["history_leg"]
+    assert leg["papers"] == [str(gone)] and leg["paper_hits"] == [[]]
+    assert answer.passages and answer.resolved_question is not None
+    assert {p.source_id for p in answer.passages} <= {corpus.specter, corpus.trauma}
