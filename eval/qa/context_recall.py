@@ -1,10 +1,11 @@
 """recall@8 of the answer's numbered context alone (no answering, no claims).
 
-Builds each answerable item's context exactly as the ask flow does
-(``marginalia.answer.service.retrieve``; a follow-up with its parent's question as
-history) on a workspace kept by ``marginalia eval qa --keep``, and prints one JSON line:
-recall over all answerable items, first questions and follow-ups ``[hits, n]``, how many
-were routed to a wiki page, seconds, and the missed ids. Retrieval settings come from
+Builds each answerable item's context as the ask flow does
+(``marginalia.answer.service.retrieve``; a follow-up resolved offline with its parent's
+question as history, without the parent answer's papers) on a workspace kept by
+``marginalia eval qa --keep``, and prints one JSON line: recall over all answerable items,
+first questions and follow-ups ``[hits, n]``, how many were routed to a wiki page,
+seconds, and the missed ids. Retrieval settings come from
 the environment, so variants are compared like this:
 
     MARGINALIA_RETRIEVAL__PRF_DOCS=3 uv run --frozen python eval/qa/context_recall.py \\
@@ -18,7 +19,7 @@ import asyncio
 import json
 import time
 
-from marginalia.answer import service
+from marginalia.answer import followup, service
 from marginalia.evaluation.qa import open_eval_runtime, reuse_workspace
 from marginalia.evaluation.qa_scoring import contains_quote, load_qa_set, split_items
 from marginalia.llm import ChatMessage
@@ -42,7 +43,11 @@ async def context_recall(set_path: str, workspace: str, split: str = "all") -> d
                     ChatMessage(role="assistant", content=""),
                 ]
             ctx = await service.retrieve(
-                rt, workspace_id=ws.workspace_id, question=it.question, history=history
+                rt,
+                workspace_id=ws.workspace_id,
+                question=it.question,
+                history=history,
+                resolved=followup.resolve_followup(it.question, history),
             )
             wiki += ctx.route == "wiki"
             ok = any(contains_quote(p.text, g) for p in ctx.passages[:8] for g in it.gold_quotes)

@@ -7,14 +7,16 @@ Per-paper questions (``source_id`` set) never use the wiki — a page spans the 
 so their context holds only that paper's chunks (hybrid retrieval is scoped to the source and filters by it again).
 
 A follow-up is resolved against the conversation without touching the question the
-answer is judged on: for a short or pronoun-led follow-up, the previous user turns'
-salient terms (:func:`history_terms`) form a second query, ``"<question> <terms>"``,
-retrieved as its own leg and fused with the question's own ranking by weighted
-reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k = :data:`HISTORY_RRF_K`, ties
-to the question's ranking).
+answer is judged on (:mod:`marginalia.answer.followup`, which the ask flow uses; without
+it, :func:`history_terms`): the resolved query, ``"<question> <previous terms>"`` or the
+model's rewrite, is retrieved as its own leg and fused with the question's own ranking
+by weighted reciprocal rank (:data:`HISTORY_LEG_WEIGHT` against 1.0, k =
+:data:`HISTORY_RRF_K`, ties to the question's ranking), with a leg per paper the
+previous answer cited (``paper_ids``).
 The question itself is what the answer records and what the gate's question features
-(named terms, answer type, focus terms) read; the sentences' support for a follow-up is
-scored against the resolved query, so that "Why might that be?" can find its sentence.
+(named terms, answer type, focus terms) read; the sentences' support for a short
+follow-up is scored against the resolved query, so that "Why might that be?" can find
+its sentence.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from marginalia.answer import followup
 from marginalia.answer import repository as repo
 from marginalia.answer.gate import salient_terms
 from marginalia.answer.schemas import Passage, Route
@@ -135,15 +138,7 @@ def history_terms(question: str, history: Sequence[ChatMessage] | None) -> str |
 
 def fuse_history(main: Sequence[Any], history: Sequence[Any], k: int) -> list[Any]:
     """The question's hits and the history leg's hits by weighted reciprocal rank."""
-    score: dict[int, float] = {}
-    hit_of: dict[int, Any] = {}
-    for weight, hits in ((1.0, main), (HISTORY_LEG_WEIGHT, history)):
-        for rank, hit in enumerate(hits, 1):
-            score[hit.chunk_id] = score.get(hit.chunk_id, 0.0) + weight / (HISTORY_RRF_K + rank)
-            hit_of.setdefault(hit.chunk_id, hit)
-    own = {hit.chunk_id: rank for rank, hit in enumerate(main, 1)}
-    order = sorted(score, key=lambda c: (-score[c], own.get(c, len(own) + 1), c))
-    return [hit_of[c] for c in order[:k]]
+    return followup.fuse_legs(main, [(HISTORY_LEG_WEIGHT, history)], k, HISTORY_RRF_K)
 
 
 def document_name(title: str | None, file_name: str | None, url: str | None, sid: Any) -> str:
@@ -200,9 +195,12 @@ async def build_context(
     scope: Scope,
     source_id: uuid.UUID | None = None,
     history_query: str | None = None,
+    paper_ids: Sequence[uuid.UUID] = (),
 ) -> Context:
     """Route ``query`` (wiki-first, else hybrid) and number the passages from 1;
-    ``history_query`` (a follow-up's resolved query) adds the history leg."""
+    ``history_query`` (a follow-up's resolved query) adds the history leg, and
+    ``paper_ids`` (the previous answer's papers, :mod:`marginalia.answer.followup`) a leg
+    of that query restricted to each paper."""
     threshold = ctx.settings.retrieval.wiki_first_threshold
     sizes = ctx.settings.answer
     query_vector = await ctx.embedder.embed_query(query)
@@ -233,11 +231,26 @@ async def build_context(
             k=k,
             query_vector=resolved_vector,
         )
-        hits = fuse_history(result.hits, resolved.hits, k)
+        papers = [] if source_id is not None else list(paper_ids)
+        # inside the previous answer's papers the follow-up's own words pick the passage
+        own = followup.PAPER_LEG_QUERY == "question"
+        paper_hits = await followup.paper_leg_hits(
+            ctx,
+            workspace_id=workspace_id,
+            query=query if own else history_query,
+            query_vector=query_vector if own else resolved_vector,
+            paper_ids=papers,
+            k=k,
+        )
+        legs = [(HISTORY_LEG_WEIGHT, resolved.hits)]
+        legs += [(followup.PAPER_LEG_WEIGHT, leg) for leg in paper_hits]
+        hits = followup.fuse_legs(result.hits, legs, k, HISTORY_RRF_K)
         history_trace = {
             "query": history_query,
             "weight": HISTORY_LEG_WEIGHT,
             "hits": [h.chunk_id for h in resolved.hits],
+            "papers": [str(p) for p in papers[: len(paper_hits)]],
+            "paper_hits": [[h.chunk_id for h in leg] for leg in paper_hits],
         }
     passages: list[Passage] = []
     if use_wiki and wiki is not None:

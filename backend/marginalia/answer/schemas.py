@@ -96,6 +96,8 @@ class Answer(BaseModel):
     # The text sentence scoring and the gate ran on: the question as asked (a follow-up's
     # history leg is in trace["routing"]["history_leg"]).
     query: str
+    # A follow-up's question as searched (marginalia.answer.followup); None: as asked.
+    resolved_question: str | None = None
     text: str = ""
     claims: list[AnswerClaim] = Field(default_factory=list)
     refused: bool = False
@@ -133,6 +135,7 @@ class Answer(BaseModel):
             "refused": self.refused,
             "refusal": self.refusal,
             "route": self.route,
+            "resolved_question": self.resolved_question,
             "engine": self.engine,
             "notes": list(self.notes),
             "evidence_score": self.evidence_score,
@@ -177,6 +180,7 @@ class AnswerSummary(BaseModel):
     refused: bool
     refusal: str | None = None
     route: Route
+    resolved_question: str | None = None
     engine: str
     notes: list[str] = Field(default_factory=list)
     evidence_score: float

@@ -18,9 +18,10 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from marginalia.answer import gate, offline
+from marginalia.answer import followup, gate, offline
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
+from marginalia.answer.followup import ResolvedQuestion
 from marginalia.answer.quotes import lead_line, render_answer_text, validate_claims
 from marginalia.answer.routing import Context, Scope, build_context, history_terms, load_scope
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
@@ -43,19 +44,35 @@ async def retrieve(
     source_id: uuid.UUID | None = None,
     history: list[ChatMessage] | None = None,
     scope: Scope | None = None,
+    resolved: ResolvedQuestion | None = None,
 ) -> Context:
     """The numbered context for ``question`` (wiki-first, else hybrid). The question was
-    checked by :func:`marginalia.usecases.ask.prepare` (the one place that does)."""
+    checked by :func:`marginalia.usecases.ask.prepare` (the one place that does).
+    ``resolved``: the follow-up resolution (:mod:`marginalia.answer.followup`) — its text
+    is the history leg and its papers the paper leg; None resolves from ``history``."""
     if scope is None:
         scope = await load_scope(ctx, workspace_id, source_id)
-    return await build_context(
+    papers: tuple[uuid.UUID, ...] = ()
+    if resolved is None:
+        history_query = _history_query(question, history)
+    else:
+        history_query = resolved.text if resolved.is_followup else None
+        papers = resolved.paper_ids
+    context = await build_context(
         ctx,
         workspace_id=workspace_id,
         query=question,
         scope=scope,
         source_id=source_id,
-        history_query=_history_query(question, history),
+        history_query=history_query,
+        paper_ids=papers,
     )
+    if resolved is not None:
+        context.trace["followup"] = resolved.trace()
+        if resolved.method == "offline" and not followup.score_resolved(question):
+            # the sentences are scored on the follow-up's own words (see followup)
+            context.resolved_query, context.resolved_vector = None, None
+    return context
 
 
 def _history_query(question: str, history: list[ChatMessage] | None) -> str | None:

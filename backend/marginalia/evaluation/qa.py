@@ -199,16 +199,19 @@ async def answer_items(
     """Answer every item workspace-wide, one at a time; (item, answer, seconds).
 
     A follow-up (``follow_up_of``) is asked after its parent in one conversation: the
-    history is the parent's question and the text of the answer it got (the parent is
-    answered first if ``items`` does not hold it; ``parents`` maps ids to items).
+    history is the parent's question and the text of the answer it got, and the parent's
+    answered papers resolve it as a stored conversation would (the parent is answered
+    first if ``items`` does not hold it; ``parents`` maps ids to items).
     ``score_only``: evidence scores only (no calibration read, no claims). ``calibration``:
     a :class:`marginalia.answer.calibration.Calibration` to answer with instead of the
     configured file (None reads the file, as the product does)."""
+    from marginalia.answer import followup
     from marginalia.llm import ChatMessage
     from marginalia.usecases import ask
 
     by_id = {**{it.id: it for it in items}, **(parents or {})}
     replies: dict[str, str] = {}
+    turns: dict[str, followup.PreviousTurn] = {}
 
     async def one(item: QAItem, history: list[ChatMessage] | None) -> Any:
         answer = await ask.answer(
@@ -218,8 +221,10 @@ async def answer_items(
             history=history,
             calibration=calibration,
             score_only=score_only,
+            previous_turn=turns.get(item.follow_up_of or ""),
         )
         replies[item.id] = (answer.refusal or "") if answer.refused else answer.text
+        turns[item.id] = followup.turn_of(answer)
         return answer
 
     out: list[tuple[QAItem, AnswerView, float]] = []

@@ -26,6 +26,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from marginalia.answer import followup
 from marginalia.answer.calibration import Calibration, load_calibration
 from marginalia.answer.locations import locate_claims
 from marginalia.answer.routing import Scope, load_scope
@@ -57,6 +58,9 @@ class AskMeta(BaseModel):
     title: str | None
     route: Route
     sources: list[AskSource]
+    # A follow-up's question as searched (resolved against the conversation); None when
+    # the question was searched as asked.
+    resolved_question: str | None = None
 
 
 class AskToken(BaseModel):
@@ -117,6 +121,8 @@ class AskPlan:
     score_only: bool = False
     provider: LLMProvider | None = None
     user_id: uuid.UUID | None = None  # who asks (accounts mode): the conversation's author
+    # The conversation's last exchange (its resolved question, its answer's papers).
+    previous_turn: followup.PreviousTurn | None = None
 
 
 async def prepare(
@@ -156,6 +162,7 @@ async def prepare(
         calibration = load_calibration(settings=rt.settings)
     conversation: Conversation | None = None
     history: list[ChatMessage] = []
+    previous: followup.PreviousTurn | None = None
     if conversation_id is not None:
         async with rt.db.session() as session:
             conversation = await repo.get(session, conversation_id)
@@ -184,6 +191,7 @@ async def prepare(
             ChatMessage(role="assistant" if m.role == "assistant" else "user", content=m.content)
             for m in recent
         ]
+        previous = followup.previous_turn(recent)
     return AskPlan(
         workspace_id=workspace_id,
         source_id=source_id,
@@ -196,6 +204,7 @@ async def prepare(
         score_only=score_only,
         provider=provider,
         user_id=user_id,
+        previous_turn=previous,
     )
 
 
@@ -205,6 +214,10 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
     try:
         if plan.save:
             conversation, _ = await _start_turn(rt, plan)
+        # A follow-up is resolved against the conversation before retrieval and gating
+        # (the model rewrites it with a generative provider; never in score_only mode).
+        llm = None if plan.score_only else (plan.provider or rt.llm)
+        resolved = await followup.resolve(llm, plan.question, plan.history, plan.previous_turn)
         context = await retrieve(
             rt,
             workspace_id=plan.workspace_id,
@@ -212,12 +225,14 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             source_id=plan.source_id,
             history=plan.history,
             scope=plan.scope,
+            resolved=resolved,
         )
         yield AskMeta(
             conversation_id=str(conversation.id) if conversation else None,
             title=conversation.title if conversation else None,
             route=context.route,
             sources=[AskSource(**source_entry(p)) for p in context.passages],
+            resolved_question=resolved.resolved_question,
         )
         answer = await answer_from_context(
             rt,
@@ -228,6 +243,7 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             score_only=plan.score_only,
             provider=plan.provider,
         )
+        answer.resolved_question = resolved.resolved_question
         if not answer.refused:
             await locate_claims(rt, answer)
         text = (answer.refusal or "") if answer.refused else answer.text
@@ -264,9 +280,12 @@ async def answer(
     calibration: Calibration | None = None,
     score_only: bool = False,
     provider: LLMProvider | None = None,
+    previous_turn: followup.PreviousTurn | None = None,
 ) -> Answer:
     """The flow of :func:`ask` without a conversation (``marginalia ask``, the evals): the
-    ``done`` event's full answer; an ``error`` event's exception is raised."""
+    ``done`` event's full answer; an ``error`` event's exception is raised. ``history``
+    and ``previous_turn`` (an eval's conversation) resolve a follow-up as a stored
+    conversation would."""
     plan = await prepare(
         rt,
         question=question,
@@ -279,6 +298,7 @@ async def answer(
     )
     if history:
         plan.history = list(history)
+        plan.previous_turn = previous_turn
     async for event in ask(rt, plan):
         if isinstance(event, AskDone):
             return event.full_answer

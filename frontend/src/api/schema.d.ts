@@ -1051,6 +1051,11 @@ export interface components {
             /** Refused */
             refused: boolean;
             /**
+             * Resolved Question
+             * @default null
+             */
+            resolved_question: string | null;
+            /**
              * Route
              * @enum {string}
              */
@@ -1104,6 +1109,11 @@ export interface components {
         AskMeta: {
             /** Conversation Id */
             conversation_id: string | null;
+            /**
+             * Resolved Question
+             * @default null
+             */
+            resolved_question: string | null;
             /**
              * Route
              * @enum {string}

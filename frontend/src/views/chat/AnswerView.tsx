@@ -4,6 +4,7 @@ import { Markdown } from '../../lib/Markdown'
 import { normalize } from '../../lib/quotes'
 import { Button } from '../../ui/Button'
 import { CitationButton } from './Citation'
+import { ResolvedQuestion } from './ResolvedQuestion'
 import { answerMarkdown } from './copy'
 
 export interface Turn {
@@ -15,6 +16,8 @@ export interface Turn {
   summary: AnswerSummary | null
   error: string | null
   streaming: boolean
+  /** A follow-up's question as searched (the stream's meta event, the stored answer). */
+  resolvedQuestion?: string | null
 }
 
 export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: string }) {
@@ -37,6 +40,7 @@ export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: strin
         {turn.question}
       </p>
       <div className="rounded-lg border border-stone-200 bg-white p-3 dark:border-stone-800 dark:bg-stone-900">
+        <ResolvedQuestion text={turn.resolvedQuestion ?? turn.summary?.resolved_question} />
         {turn.sources.length > 0 && <SourcesList sources={turn.sources} cited={cited} />}
         {turn.sources.length === 0 && turn.streaming && <p className="text-sm text-stone-600 dark:text-stone-400">Searching your sources…</p>}
         <div className="prose-answer mt-2 leading-relaxed" data-testid="answer">

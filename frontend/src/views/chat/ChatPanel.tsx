@@ -23,6 +23,7 @@ export function turnsFromMessages(messages: Message[]): Turn[] {
     turn.key = m.id
     turn.text = m.content
     turn.sources = (answer.passages ?? []).map((p) => ({ ...p, excerpt: p.text.slice(0, 300) }))
+    turn.resolvedQuestion = answer.resolved_question ?? null
     turn.summary = {
       text: answer.text ?? m.content,
       claims: answer.claims ?? [],
@@ -94,7 +95,7 @@ export function ChatPanel(props: {
       for await (const event of ask(scope, q, current, controller.signal)) {
         if (event.type === 'meta') {
           // Commit the sources before any token is handled: they are on screen first.
-          flushSync(() => patch({ sources: event.sources }))
+          flushSync(() => patch({ sources: event.sources, resolvedQuestion: event.resolved_question }))
           if (event.conversation_id && event.conversation_id !== current) {
             setCurrent(event.conversation_id)
             onConversation?.(event.conversation_id)
