@@ -89,6 +89,8 @@ class EvidenceSentence(BaseModel):
     end: int = Field(description="one past the sentence's last character inside its passage")
     passage: str = Field(description="the passage's text the offsets index into")
     support: float
+    #: Where the sentence stands in its source (page offsets, PDF rectangles), when known.
+    location: CitationLocation | None = None
 
 
 class DroppedClaim(BaseModel):

@@ -228,7 +228,7 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             score_only=plan.score_only,
             provider=plan.provider,
         )
-        if not answer.refused:
+        if answer.outcome != "nothing":  # the claims' quotes and the evidence sentences
             await locate_claims(rt, answer)
         text = (answer.refusal or "") if answer.refused else answer.text
         for piece in token_pieces(text):
