@@ -97,6 +97,13 @@ def nothing_reason(
     return None
 
 
+def _variants(term: str) -> tuple[str, ...]:
+    """A named term and, for a hyphenated compound ("s2orc-based", "ensembl-scale"), the
+    name it is built on (its first part, when that is at least 2 characters)."""
+    head = term.split("-", 1)[0]
+    return (term, head) if head != term and len(head) >= 2 else (term,)
+
+
 def _paper_text(passage: Passage, passages: Sequence[Passage]) -> str:
     """The passage, the other passages of its paper in the context, and the paper's name."""
     same = [
@@ -123,7 +130,9 @@ def check_sentence(
     paper = _paper_text(passage, passages)
     text = sentence.casefold()
     missing = [
-        t for t in gate.salient_terms(question) if not (_mentions(text, t) or _mentions(paper, t))
+        t
+        for t in gate.salient_terms(question)
+        if not any(_mentions(text, v) or _mentions(paper, v) for v in _variants(t))
     ]
     if missing:
         return f"the best sentence's paper does not mention {', '.join(missing)}"
