@@ -1,6 +1,7 @@
 """The answer stage's two halves: :func:`retrieve` (route → number the passages) and
-:func:`answer_from_context` (score the evidence → refuse or answer → validate every claim,
-invariant 3). The one flow that sequences them — with the conversation turn before and the
+:func:`answer_from_context` (score the evidence → the best evidence → nothing, closest
+evidence or an answer whose claims are validated (invariant 3) and checked for the answer
+type and the question's named things; :mod:`marginalia.answer.outcomes`). The one flow that sequences them — with the conversation turn before and the
 saved message after — is :func:`marginalia.usecases.ask.ask`.
 
 Calibration (invariant 4): the threshold is read from ``eval/calibration.json``
