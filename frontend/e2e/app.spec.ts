@@ -57,6 +57,9 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     expect(timing.sources, 'sources on screen').toBeGreaterThan(0)
     expect(timing.sources, 'sources appear before the first token').toBeLessThan(timing.token)
     await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/)
+    // Issue 32: the best evidence first, each sentence marked inside its passage; the outcome said plainly.
+    await expect(page.getByTestId('answer-outcome').first()).toHaveAttribute('data-outcome', 'answered')
+    await expect(page.getByTestId('answer-evidence').first().getByTestId('evidence-sentence').first()).toBeVisible()
 
     const claim = page.getByTestId('claim').first()
     const citation = claim.getByTestId('citation').first()
@@ -83,6 +86,8 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     const refusal = page.getByTestId('refusal')
     await expect(refusal).toBeVisible({ timeout: 120_000 })
     await expect(refusal).toContainText(/searched|passages/)
+    await expect(page.getByTestId('answer-outcome').last()).toHaveAttribute('data-outcome', 'nothing')
+    await expect(page.getByTestId('answer-outcome').last()).toHaveText('Nothing relevant in your sources')
   })
 
   await test.step('reload the conversation by its URL', async () => {
@@ -92,6 +97,9 @@ test('a researcher uploads papers, asks, checks a citation and comes back by URL
     await expect(page.getByTestId('question')).toHaveCount(2)
     await expect(page.getByTestId('claim').first()).toBeVisible()
     await expect(page.getByTestId('refusal')).toBeVisible()
+    // the stored answers keep their outcome and evidence
+    await expect(page.getByTestId('answer-outcome').first()).toHaveAttribute('data-outcome', 'answered')
+    await expect(page.getByTestId('answer-evidence').first()).toBeVisible()
     // A stored answer's citation still previews its passage with the quote marked.
     await page.getByTestId('claim').first().getByTestId('citation').first().hover()
     await expect(page.getByTestId('passage').getByTestId('passage-quote')).toBeVisible()

@@ -291,3 +291,36 @@ def test_cli_register_adds_qa_and_calibrate() -> None:
         result = runner.invoke(group, [command, "--help"])
         assert result.exit_code == 0, result.output
         assert option in result.output
+
+
+def test_outcomes_and_evidence_at_3() -> None:
+    ans = QAItem("a1", "q?", True, "x.pdf", (GOLD,))
+    ans2 = QAItem("a2", "q?", True, "x.pdf", (GOLD,))
+    una = QAItem("u1", "q?", False, "x.pdf", ())
+    other = ("Unrelated text about something else entirely.", "More unrelated words here.")
+    # gold at evidence rank 3: counts; at rank 4: does not
+    third = AnswerView(
+        refused=True, passages=_passages(), outcome="closest", evidence=(*other, GOLD)
+    )
+    fourth = AnswerView(
+        refused=True,
+        passages=_passages(),
+        outcome="nothing",
+        evidence=(*other, "third unrelated sentence of text", GOLD),
+    )
+    nothing = AnswerView(refused=True, outcome="nothing")
+    o1, o2, o3 = score_item(ans, third), score_item(ans2, fourth), score_item(una, nothing)
+    assert o1["outcome"] == "closest" and o1["evidence"][2] == GOLD
+    assert o1["evidence_gold_ranks"] == [3] and o2["evidence_gold_ranks"] == [4]
+    report = aggregate([o1, o2, o3])
+    assert (report["evidence@3"]["k"], report["evidence@3"]["n"]) == (1, 2)
+    assert (report["nothing_unanswerable"]["k"], report["nothing_unanswerable"]["n"]) == (1, 1)
+    assert (report["nothing_answerable"]["k"], report["nothing_answerable"]["n"]) == (1, 2)
+    assert report["answered_with_gold"]["n"] == 0
+    assert report["outcomes"] == {
+        "answerable": {"closest": 1, "nothing": 1},
+        "unanswerable": {"nothing": 1},
+    }
+    assert set(report["evidence@3"]) >= {"value", "k", "n", "ci95"}
+    # a view without an outcome (an older answer) is derived from `refused`
+    assert score_item(ans, AnswerView(refused=True))["outcome"] == "closest"

@@ -81,25 +81,24 @@ def quote_span(passage_text: str, quote: str) -> tuple[int, int] | None:
 
 
 async def locate_claims(ctx: LocationContext, answer: Answer) -> None:
-    """Fill every kept claim's ``locations``: one per cited chunk passage whose text holds
-    the quote, with rectangles when the source is a PDF whose file is stored."""
+    """Fill every kept claim's ``locations`` (one per cited chunk passage whose text holds
+    the quote) and every best-evidence sentence's ``location``, with rectangles when the
+    source is a PDF whose file is stored."""
     by_n = {p.n: p for p in answer.passages}
     wanted: list[tuple[int, Passage, tuple[int, int]]] = []
     for k, claim in enumerate(answer.claims):
         for n in dict.fromkeys(claim.citations):
             passage = by_n.get(n)
-            if (
-                passage is None
-                or passage.kind != "chunk"
-                or passage.source_id is None
-                or passage.page is None
-                or passage.char_start is None
-                or not claim.quote
-            ):
+            if passage is None or not _locatable(passage) or not claim.quote:
                 continue
             span = quote_span(passage.text, claim.quote)
             if span is not None:
                 wanted.append((k, passage, span))
+    # Evidence sentences: their offsets inside the passage are known (k < 0: evidence -k-1).
+    for i, e in enumerate(answer.evidence):
+        passage = by_n.get(e.n)
+        if passage is not None and _locatable(passage):
+            wanted.append((-i - 1, passage, (e.start, e.end)))
     if not wanted:
         return
     sources = {p.source_id for _, p, _ in wanted if p.source_id is not None}
@@ -120,17 +119,30 @@ async def locate_claims(ctx: LocationContext, answer: Answer) -> None:
         if not spans:
             continue
         rects = await _rects(ctx, pdfs.get(passage.source_id), spans, source_pages)
-        answer.claims[k].locations.append(
-            CitationLocation(
-                n=passage.n,
-                source_id=passage.source_id,
-                page=spans[0].page,
-                page_end=spans[-1].page,
-                char_start=spans[0].start,
-                char_end=spans[-1].end,
-                rects=rects,
-            )
+        location = CitationLocation(
+            n=passage.n,
+            source_id=passage.source_id,
+            page=spans[0].page,
+            page_end=spans[-1].page,
+            char_start=spans[0].start,
+            char_end=spans[-1].end,
+            rects=rects,
         )
+        if k >= 0:
+            answer.claims[k].locations.append(location)
+        else:
+            evidence = answer.evidence[-k - 1]
+            evidence.location = location
+            evidence.page = location.page
+
+
+def _locatable(passage: Passage) -> bool:
+    return (
+        passage.kind == "chunk"
+        and passage.source_id is not None
+        and passage.page is not None
+        and passage.char_start is not None
+    )
 
 
 async def locate_in_chunk(

@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Route = Literal["wiki", "hybrid"]
 PassageKind = Literal["chunk", "wiki"]
+#: answered: claims with verified quotes; closest: the best evidence, not confirmed as an
+#: answer (no claims); nothing: no passage shares the question's terms or meaning.
+Outcome = Literal["answered", "closest", "nothing"]
 
 
 class Passage(BaseModel):
@@ -69,6 +72,27 @@ class AnswerClaim(BaseModel):
     locations: list[CitationLocation] = Field(default_factory=list)
 
 
+class EvidenceSentence(BaseModel):
+    """One highlighted sentence of the best evidence: ``passage text[start:end]`` of
+    passage ``n`` (its chunk, page and paper), with the support the extractive scorer gave
+    it (:mod:`marginalia.answer.offline`)."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
+
+    text: str
+    n: int
+    source_id: uuid.UUID | None = None
+    chunk_id: int | None = None
+    page: int | None = None
+    document: str
+    start: int = Field(description="the sentence's first character inside its passage")
+    end: int = Field(description="one past the sentence's last character inside its passage")
+    passage: str = Field(description="the passage's text the offsets index into")
+    support: float
+    #: Where the sentence stands in its source (page offsets, PDF rectangles), when known.
+    location: CitationLocation | None = None
+
+
 class DroppedClaim(BaseModel):
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
@@ -100,8 +124,15 @@ class Answer(BaseModel):
     resolved_question: str | None = None
     text: str = ""
     claims: list[AnswerClaim] = Field(default_factory=list)
+    # Kept for compatibility: refused == (outcome != "answered").
     refused: bool = False
     refusal: str | None = None
+    outcome: Outcome = "answered"
+    #: The best-evidence sentences, best first (every outcome; empty for "nothing" only
+    #: when no sentence was scored).
+    evidence: list[EvidenceSentence] = Field(default_factory=list)
+    #: Why a "closest" answer is not confirmed ("not confirmed as an answer: …").
+    reason: str | None = None
     passages: list[Passage] = Field(default_factory=list)
     route: Route = "hybrid"
     engine: str = "extractive"
@@ -134,6 +165,9 @@ class Answer(BaseModel):
             "claims": [c.model_dump(mode="json") for c in self.claims],
             "refused": self.refused,
             "refusal": self.refusal,
+            "outcome": self.outcome,
+            "evidence": [e.model_dump(mode="json") for e in self.evidence],
+            "reason": self.reason,
             "route": self.route,
             "resolved_question": self.resolved_question,
             "engine": self.engine,
@@ -179,6 +213,9 @@ class AnswerSummary(BaseModel):
     claims: list[AnswerClaim]
     refused: bool
     refusal: str | None = None
+    outcome: Outcome = "answered"
+    evidence: list[EvidenceSentence] = Field(default_factory=list)
+    reason: str | None = None
     route: Route
     resolved_question: str | None = None
     engine: str

@@ -1,6 +1,7 @@
 """The answer stage's two halves: :func:`retrieve` (route → number the passages) and
-:func:`answer_from_context` (score the evidence → refuse or answer → validate every claim,
-invariant 3). The one flow that sequences them — with the conversation turn before and the
+:func:`answer_from_context` (score the evidence → the best evidence → nothing, closest
+evidence or an answer whose claims are validated (invariant 3) and checked for the answer
+type and the question's named things; :mod:`marginalia.answer.outcomes`). The one flow that sequences them — with the conversation turn before and the
 saved message after — is :func:`marginalia.usecases.ask.ask`.
 
 Calibration (invariant 4): the threshold is read from ``eval/calibration.json``
@@ -18,7 +19,7 @@ import uuid
 from dataclasses import asdict
 from typing import Any
 
-from marginalia.answer import followup, gate, offline
+from marginalia.answer import followup, gate, offline, outcomes
 from marginalia.answer.calibration import SIGNAL, Calibration, load_calibration
 from marginalia.answer.context import AnswerContext
 from marginalia.answer.followup import ResolvedQuestion
@@ -198,6 +199,10 @@ async def answer_from_context(
             },
         },
     )
+    answer.evidence = outcomes.best_evidence(scored, context.passages)
+    answer.trace["evidence"]["outcome_signals"] = dict(
+        outcomes.outcome_signals(question, scored, context.passages)
+    )
     if score_only or calibration is None:
         answer.notes.append("score_only: evidence scored, no answer produced")
         answer.engine = "none"
@@ -212,11 +217,21 @@ async def answer_from_context(
         answer.signal = calibration.signal
         answer.trace["evidence"]["signal"] = calibration.signal
         answer.trace["evidence"]["max_support"] = offline.evidence_score(scored)
-    if not context.passages or evidence < threshold:
+    nothing = outcomes.nothing_reason(question, scored, context.passages)
+    if nothing is not None:
+        answer.outcome = "nothing"
         answer.refused = True
         answer.refusal = refusal_text(context, evidence, threshold)
+        answer.reason = f"nothing relevant: {nothing}"
         answer.engine = "none"
         return answer
+    if evidence < threshold:  # invariant 4: the threshold separates answered from closest
+        answer.engine = "none"
+        return _closest(
+            answer,
+            f"the evidence scored {evidence:.2f}, below the calibrated threshold of "
+            f"{threshold:.2f}",
+        )
 
     # Sentences the extractive answer may quote: above the support threshold, or (gate)
     # within offline.CLAIM_BAND of the best one.
@@ -233,6 +248,7 @@ async def answer_from_context(
                 passages=context.passages,
                 history=history,
                 deadline=deadline,
+                evidence=answer.evidence,
             )
             answer.engine = engine_label(llm, "synthesis", since=mark)
         except LLMError as exc:
@@ -253,11 +269,30 @@ async def answer_from_context(
     answer.dropped = dropped
     answer.text = _with_lead(lead_line(kept, context.passages), render_answer_text(kept))
     if not kept:
-        answer.refused = True
-        answer.refusal = (
-            f"No claim of the answer could be verified against the passages it cited "
-            f"({len(dropped)} dropped; see `dropped`). {_searched(context)}"
+        if llm.is_generative and not claims:
+            return _closest(answer, "the model judged the best evidence insufficient")
+        return _closest(
+            answer,
+            f"no claim could be verified against the passages it cited ({len(dropped)} dropped)",
         )
+    unconfirmed = outcomes.confirm(question, kept, context.passages)
+    if unconfirmed is not None:
+        answer.notes.append(
+            "unconfirmed claims not kept: " + " | ".join(c.quote or c.text for c in kept)
+        )
+        return _closest(answer, unconfirmed)
+    return answer
+
+
+def _closest(answer: Answer, why: str) -> Answer:
+    """The closest-evidence outcome: the evidence stays, no claim is kept (nothing to
+    store as a synthesis, no canvas node), a one-line reason."""
+    answer.outcome = "closest"
+    answer.refused = True
+    answer.claims = []
+    answer.text = ""
+    answer.reason = outcomes.closest_reason(why)
+    answer.refusal = outcomes.closest_text(answer.reason)
     return answer
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from marginalia.answer.schemas import AnswerClaim, Passage
+from marginalia.answer.schemas import AnswerClaim, EvidenceSentence, Passage
 from marginalia.llm import ChatMessage, LLMProvider
 from marginalia.llm.deadline import Deadline
 from marginalia.llm.schema import bounds
@@ -24,6 +24,7 @@ Rules:
 - Every claim cites the passage numbers it rests on, e.g. [2] -> citations: [2]. Cite only numbers that appear in the passages.
 - Every claim carries a quote: a span copied VERBATIM, character for character, from one of the passages it cites (at least a few words, at most two sentences). Do not paraphrase, shorten with ellipses, fix typos, or add quotation marks around it.
 - Do not use outside knowledge. If the passages do not answer the question, return no claims.
+- Judge first whether the best-evidence sentences (listed after the passages) answer the question: the right kind of answer (a number for "how many", a name for "which"), about the things the question names. If they do not, and no other passage does, return no claims.
 - Earlier turns of the conversation are context for what the question refers to; they are not evidence.
 """
 
@@ -56,7 +57,10 @@ class SynthesisOutput(BaseModel):
 
 
 def build_prompt(
-    question: str, passages: Sequence[Passage], history: Sequence[ChatMessage] | None
+    question: str,
+    passages: Sequence[Passage],
+    history: Sequence[ChatMessage] | None,
+    evidence: Sequence[EvidenceSentence] = (),
 ) -> str:
     parts: list[str] = []
     if history:
@@ -72,6 +76,15 @@ def build_prompt(
         if p.section_title:
             where += f", {p.section_title}"
         parts.append(f"[{p.n}] ({where})\n{p.text[:MAX_PASSAGE_CHARS]}\n")
+    if evidence:
+        # The sufficiency judgement reads the best evidence first (issue 32, item 5).
+        parts.append(
+            "Best evidence (the sentences of the passages most likely to answer; answer "
+            "only if they or the passages actually answer the question):"
+        )
+        for e in evidence:
+            parts.append(f"[{e.n}] {' '.join(e.text.split())}")
+        parts.append("")
     parts.append(f"Question: {question.strip()}")
     return "\n".join(parts)
 
@@ -83,13 +96,14 @@ async def synthesize_claims(
     passages: Sequence[Passage],
     history: Sequence[ChatMessage] | None = None,
     deadline: Deadline | None = None,
+    evidence: Sequence[EvidenceSentence] = (),
 ) -> list[AnswerClaim]:
     """The model's claims, unvalidated (the caller validates them). ``deadline``: the
     answer's one deadline (default: ``settings.llm.answer_deadline_s`` from now)."""
     output = await provider.structured(
         task="synthesis",
         system=SYSTEM_PROMPT,
-        prompt=build_prompt(question, passages, history),
+        prompt=build_prompt(question, passages, history, evidence),
         schema=SynthesisOutput,
         call="synthesis",
         deadline=deadline,

@@ -18,7 +18,16 @@ from marginalia.usecases.workspaces import find_workspace
 
 
 def print_answer(answer: Answer) -> None:
-    """Claims with their [n] marks and quotes, then the numbered sources they cite."""
+    """The best evidence first, then the outcome (claims with their [n] marks and quotes,
+    the closest-evidence reason, or the refusal), then the numbered sources cited."""
+    if answer.evidence and answer.outcome != "nothing":
+        console.print("[bold]Best evidence[/bold]")
+        for e in answer.evidence:
+            page = f", p. {e.page}" if e.page is not None else ""
+            console.print(
+                f"  [{e.n}] “{escape(normalize(e.text))}” [dim]{escape(e.document)}{page}[/dim]"
+            )
+        console.print("")
     if answer.refused:
         console.print(f"[yellow]{escape(answer.refusal or 'No answer.')}[/yellow]")
     else:
@@ -41,7 +50,7 @@ def print_answer(answer: Answer) -> None:
             console.print(f"  [{p.n}] {escape(p.document)}{page}{escape(section)}")
     thr = f"{answer.threshold:.2f}" if answer.threshold is not None else "n/a"
     console.print(
-        f"\n[dim]route {answer.route} · engine {answer.engine} · evidence "
+        f"\n[dim]outcome {answer.outcome} · route {answer.route} · engine {answer.engine} · evidence "
         f"{answer.evidence_score:.2f} (threshold {thr}) · {len(answer.dropped)} claim(s) dropped"
         "[/dim]"
     )

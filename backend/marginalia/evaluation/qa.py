@@ -321,6 +321,16 @@ async def evaluate(
         "faithfulness": metrics["faithfulness"],
         "faithful_answers": metrics["faithful_answers"],
         "end_to_end": metrics["end_to_end"],
+        **{
+            k: metrics[k]
+            for k in (
+                "evidence@3",
+                "nothing_unanswerable",
+                "nothing_answerable",
+                "answered_with_gold",
+                "outcomes",
+            )
+        },
         "stages": metrics["stages"],
         "dropped_claims": metrics["dropped_claims"],
         "by_kind": metrics["by_kind"],
@@ -400,8 +410,15 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "faithfulness",
         "faithful_answers",
         "end_to_end",
+        "evidence@3",
+        "nothing_unanswerable",
+        "nothing_answerable",
+        "answered_with_gold",
     ):
-        lines.append(f"| {key} | {fmt_rate(report[key])} |")
+        if key in report:
+            lines.append(f"| {key} | {fmt_rate(report[key])} |")
+    if report.get("outcomes"):
+        lines += ["", f"Outcomes: {report['outcomes']}."]
     lines += ["", "| kind | recall@8 | answer_rate | faithful_answers | end_to_end |"]
     lines.append("|---|---|---|---|---|")
     for kind, m in report.get("by_kind", {}).items():

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 #: Passages of the numbered context that count for retrieval recall.
 RECALL_K = 8
+#: Best-evidence sentences that count for evidence@3.
+EVIDENCE_AT = 3
 
 
 #: Two quotes overlap when they share a run of this many consecutive normalised words
@@ -55,6 +57,15 @@ DEFINITIONS: dict[str, str] = {
         f"(when under {OVERLAP_WORDS} words) lies whole inside the other"
     ),
     "faithful_answers": "answered answerable items with at least one faithful claim",
+    "evidence@3": (
+        "answerable items one of whose first 3 best-evidence sentences overlaps a gold quote "
+        "(the faithfulness overlap)"
+    ),
+    "nothing_unanswerable": "unanswerable items whose outcome is nothing",
+    "nothing_answerable": "answerable items whose outcome is nothing",
+    "answered_with_gold": (
+        "answerable items with outcome answered that keep a claim overlapping a gold quote"
+    ),
     "end_to_end": "answerable items answered with at least one valid, faithful claim",
     "stage": (
         "earliest failing stage of an item that is not a success: retrieval (no gold quote "
@@ -243,6 +254,17 @@ class AnswerView:
     usage: Mapping[str, Any] = field(default_factory=dict)
     #: The answerability gate's feature values (:func:`marginalia.answer.gate.features`).
     features: Mapping[str, float] = field(default_factory=dict)
+    #: "answered", "closest" or "nothing" (None: derived from ``refused``).
+    outcome: str | None = None
+    #: The best-evidence sentences' texts, best first.
+    evidence: tuple[str, ...] = ()
+    #: What the outcome rules read (``trace["evidence"]["outcome_signals"]``).
+    signals: Mapping[str, float] = field(default_factory=dict)
+
+    def outcome_label(self) -> str:
+        if self.outcome is not None:
+            return self.outcome
+        return "closest" if self.refused else "answered"
 
 
 def view_of(answer: Any) -> AnswerView:
@@ -275,6 +297,9 @@ def view_of(answer: Any) -> AnswerView:
         engine=getattr(answer, "engine", None),
         usage=dict(getattr(answer, "usage", None) or {}),
         features=dict(evidence.get("gate_features") or {}),
+        outcome=getattr(answer, "outcome", None),
+        evidence=tuple(str(e.text) for e in (getattr(answer, "evidence", None) or [])),
+        signals=dict(evidence.get("outcome_signals") or {}),
     )
 
 
@@ -377,12 +402,21 @@ def score_item(
         if gold_source_id
         else []
     )
+    evidence_ranks = [
+        rank
+        for rank, text in enumerate(view.evidence, 1)
+        if item.answerable and any(quotes_overlap(text, g) for g in item.gold_quotes)
+    ]
     return {
         "id": item.id,
         "question": item.question,
         "answerable": item.answerable,
         "follow_up_of": item.follow_up_of,
         "doc": item.doc,
+        "outcome": view.outcome_label(),
+        "evidence": list(view.evidence),
+        "evidence_gold_ranks": evidence_ranks,
+        "outcome_signals": dict(view.signals),
         "answered": answered,
         "refused": view.refused,
         "refusal": view.refusal,
@@ -422,6 +456,7 @@ def aggregate(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             sum(1 for o in answered_ans if (o["faithful_claims"] or 0) > 0), len(answered_ans)
         ),
         "end_to_end": rate(sum(1 for o in ans if o["success"]), len(ans)),
+        **outcome_rates(outcomes),
         "stages": stages,
         "dropped_claims": sum(len(o["dropped"]) for o in outcomes),
         "by_kind": {
@@ -440,4 +475,32 @@ def _answer_side(ans: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             sum(1 for o in answered if (o["faithful_claims"] or 0) > 0), len(answered)
         ),
         "end_to_end": rate(sum(1 for o in ans if o["success"]), len(ans)),
+    }
+
+
+def outcome_rates(outcomes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Issue 32's rates: evidence@3 (answerable items with a top-3 evidence sentence that
+    overlaps a gold quote), *nothing* on unanswerable and on answerable items, and the
+    answered answerable items with a claim whose quote overlaps a gold quote."""
+    ans = [o for o in outcomes if o["answerable"]]
+    una = [o for o in outcomes if not o["answerable"]]
+    answered = [o for o in ans if o.get("outcome", "answered") == "answered" and o["answered"]]
+    counts: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        side = counts.setdefault("answerable" if o["answerable"] else "unanswerable", {})
+        label = str(o.get("outcome"))
+        side[label] = side.get(label, 0) + 1
+    return {
+        "evidence@3": rate(
+            sum(1 for o in ans if any(r <= EVIDENCE_AT for r in o.get("evidence_gold_ranks", []))),
+            len(ans),
+        ),
+        "nothing_unanswerable": rate(
+            sum(1 for o in una if o.get("outcome") == "nothing"), len(una)
+        ),
+        "nothing_answerable": rate(sum(1 for o in ans if o.get("outcome") == "nothing"), len(ans)),
+        "answered_with_gold": rate(
+            sum(1 for o in answered if (o["faithful_claims"] or 0) > 0), len(answered)
+        ),
+        "outcomes": counts,
     }

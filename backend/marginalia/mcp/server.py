@@ -121,9 +121,10 @@ def build_server(holder: RuntimeHolder) -> MarginaliaMCP:
 
     @server.tool()
     async def ask(workspace: str, question: str) -> dict[str, Any]:
-        """A cited answer from the workspace's sources: claims, each with a verbatim quote
-        and the passages it cites (source, page) — or the refusal when the evidence is
-        too weak."""
+        """A cited answer from the workspace's sources: ``outcome`` (answered, closest or
+        nothing), ``evidence`` (the best sentences, best first, with source and page),
+        claims, each with a verbatim quote and the passages it cites (source, page) — or,
+        for closest/nothing, no claims and a one-line ``reason``."""
         return await _tool(holder, lambda rt: agent.ask(rt, workspace, question))
 
     @server.tool()

@@ -96,6 +96,22 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
         "question": answer.question,
         "refused": answer.refused,
         "refusal": answer.refusal,
+        "outcome": answer.outcome,
+        "reason": answer.reason,
+        # The best evidence, best first: what every outcome shows before any claim.
+        "evidence": [
+            {
+                "text": e.text,
+                "n": e.n,
+                "source_id": str(e.source_id) if e.source_id else None,
+                "source": e.document,
+                "page": e.page,
+                "chunk_id": e.chunk_id,
+                "start": e.start,
+                "end": e.end,
+            }
+            for e in answer.evidence
+        ],
         "answer": answer.text,
         "claims": [
             {"text": c.text, "quote": c.quote, "citations": [cited(n) for n in c.citations]}

@@ -244,7 +244,7 @@ async def ask(rt: Runtime, plan: AskPlan) -> AsyncIterator[AskMeta | AskToken | 
             provider=plan.provider,
         )
         answer.resolved_question = resolved.resolved_question
-        if not answer.refused:
+        if answer.outcome != "nothing":  # the claims' quotes and the evidence sentences
             await locate_claims(rt, answer)
         text = (answer.refusal or "") if answer.refused else answer.text
         for piece in token_pieces(text):

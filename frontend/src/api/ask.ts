@@ -9,6 +9,8 @@ import { readNdjson } from './ndjson'
 export type AnswerSource = Pick<Schemas['AskSource'], 'n' | 'document' | 'excerpt'> &
   Partial<Schemas['AskSource']> & { page_end?: number | null; text?: string }
 export type AnswerClaim = Schemas['AnswerClaim']
+/** A best-evidence sentence: `passage.slice(start, end)`, with its paper, page and location. */
+export type EvidenceSentence = Schemas['EvidenceSentence']
 /** Where a claim's quote stands in passage `n` (page-text offsets, PDF rectangles). */
 export type CitationLocation = Schemas['CitationLocation']
 export type AnswerSummary = Pick<Schemas['AnswerSummary'], 'text' | 'claims' | 'refused' | 'refusal' | 'cited'> &

@@ -1039,10 +1039,23 @@ export interface components {
             dropped: components["schemas"]["DroppedClaim"][];
             /** Engine */
             engine: string;
+            /** Evidence */
+            evidence: components["schemas"]["EvidenceSentence"][];
             /** Evidence Score */
             evidence_score: number;
             /** Notes */
             notes: string[];
+            /**
+             * Outcome
+             * @default answered
+             * @enum {string}
+             */
+            outcome: "answered" | "closest" | "nothing";
+            /**
+             * Reason
+             * @default null
+             */
+            reason: string | null;
             /**
              * Refusal
              * @default null
@@ -1514,6 +1527,54 @@ export interface components {
             detail: unknown;
             /** Error */
             error: string;
+        };
+        /**
+         * EvidenceSentence
+         * @description One highlighted sentence of the best evidence: ``passage text[start:end]`` of
+         *     passage ``n`` (its chunk, page and paper), with the support the extractive scorer gave
+         *     it (:mod:`marginalia.answer.offline`).
+         */
+        EvidenceSentence: {
+            /**
+             * Chunk Id
+             * @default null
+             */
+            chunk_id: number | null;
+            /** Document */
+            document: string;
+            /**
+             * End
+             * @description one past the sentence's last character inside its passage
+             */
+            end: number;
+            /** @default null */
+            location: components["schemas"]["CitationLocation"] | null;
+            /** N */
+            n: number;
+            /**
+             * Page
+             * @default null
+             */
+            page: number | null;
+            /**
+             * Passage
+             * @description the passage's text the offsets index into
+             */
+            passage: string;
+            /**
+             * Source Id
+             * @default null
+             */
+            source_id: string | null;
+            /**
+             * Start
+             * @description the sentence's first character inside its passage
+             */
+            start: number;
+            /** Support */
+            support: number;
+            /** Text */
+            text: string;
         };
         /** EvidenceView */
         EvidenceView: {

@@ -94,6 +94,47 @@ describe('citations in an answer', () => {
     expect(screen.queryAllByTestId('claim')).toHaveLength(0)
   })
 
+  it('closest evidence: the evidence first, each sentence marked inside its passage, the outcome and its reason, no claim', async () => {
+    const evidence = [
+      { text: 'The resulting literature graph consists of more than 280M nodes, representing papers.', n: 1, source_id: 's1', chunk_id: 7, page: 3, document: 'Literature Graph', start: 18, end: 104, passage: passage1, support: 0.55, location: null },
+    ]
+    const closest: Turn = {
+      ...turn,
+      summary: { text: '', claims: [], refused: true, refusal: 'Closest evidence — not confirmed as an answer: the evidence scored 0.55, below the calibrated threshold of 0.61.', cited: [], outcome: 'closest', reason: 'not confirmed as an answer: the evidence scored 0.55, below the calibrated threshold of 0.61', evidence },
+    }
+    render(
+      <QueryClientProvider client={new QueryClient()}>
+        <MemoryRouter initialEntries={['/w/w1/chat']}>
+          <Routes>
+            <Route path="/w/w1/chat" element={<TurnView turn={closest} workspaceId="w1" />} />
+            <Route path="/w/w1/read/:sourceId" element={<Where />} />
+          </Routes>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    )
+    const block = screen.getByTestId('answer-evidence')
+    const outcome = screen.getByTestId('answer-outcome')
+    // the evidence comes before the outcome line in the document
+    expect(block.compareDocumentPosition(outcome) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy()
+    expect(within(block).getByTestId('evidence-sentence').textContent).toBe(passage1.slice(18, 104))
+    expect(within(block).getByTestId('evidence-item').textContent).toContain('Background first.')
+    expect(block.textContent).toContain('Literature Graph · p. 3')
+    expect(outcome.dataset.outcome).toBe('closest')
+    expect(outcome.textContent).toContain('Closest evidence — not confirmed as an answer')
+    expect(outcome.textContent).toContain('below the calibrated threshold of 0.61')
+    expect(screen.queryAllByTestId('claim')).toHaveLength(0)
+    fireEvent.click(within(block).getByTestId('evidence-open'))
+    expect((await screen.findByTestId('where')).textContent).toBe('/w/w1/read/s1?page=3&n=1')
+  })
+
+  it('nothing relevant: said plainly, the refusal text kept, no evidence block', () => {
+    renderTurn({ ...turn, summary: { text: '', claims: [], refused: true, refusal: 'I found no evidence. Searched 10 passages.', cited: [], outcome: 'nothing', evidence: [] } })
+    expect(screen.getByTestId('answer-outcome').dataset.outcome).toBe('nothing')
+    expect(screen.getByTestId('answer-outcome').textContent).toBe('Nothing relevant in your sources')
+    expect(screen.getByTestId('refusal').textContent).toContain('Searched 10 passages')
+    expect(screen.queryByTestId('answer-evidence')).toBeNull()
+  })
+
   it('copies as Markdown with references of the cited passages only', () => {
     const md = answerMarkdown(turn.question, turn.summary!, [...turn.sources, { n: 3, document: 'Uncited', excerpt: '' }])
     expect(md).toContain('- The resulting literature graph consists of more than 280M nodes [1]')

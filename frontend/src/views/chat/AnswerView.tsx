@@ -6,6 +6,7 @@ import { Button } from '../../ui/Button'
 import { CitationButton } from './Citation'
 import { ResolvedQuestion } from './ResolvedQuestion'
 import { answerMarkdown } from './copy'
+import { EvidenceBlock, OutcomeLine } from './Evidence'
 
 export interface Turn {
   key: string
@@ -41,6 +42,8 @@ export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: strin
       </p>
       <div className="rounded-lg border border-stone-200 bg-white p-3 dark:border-stone-800 dark:bg-stone-900">
         <ResolvedQuestion text={turn.resolvedQuestion ?? turn.summary?.resolved_question} />
+        {turn.summary && (turn.summary.outcome ?? 'answered') !== 'nothing' && <EvidenceBlock evidence={turn.summary.evidence ?? []} workspaceId={workspaceId} />}
+        {turn.summary && <div className="mt-2"><OutcomeLine summary={turn.summary} /></div>}
         {turn.sources.length > 0 && <SourcesList sources={turn.sources} cited={cited} />}
         {turn.sources.length === 0 && turn.streaming && <p className="text-sm text-stone-600 dark:text-stone-400">Searching your sources…</p>}
         <div className="prose-answer mt-2 leading-relaxed" data-testid="answer">
@@ -49,7 +52,7 @@ export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: strin
               {turn.error}
             </p>
           )}
-          {turn.summary?.refused ? (
+          {turn.summary?.refused && turn.summary.outcome === 'closest' ? null : turn.summary?.refused ? (
             <div data-testid="refusal" className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-2 text-stone-800 dark:bg-amber-900/20 dark:text-stone-200">
               {turn.summary.refusal ?? turn.text}
             </div>

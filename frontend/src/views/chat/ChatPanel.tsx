@@ -30,6 +30,9 @@ export function turnsFromMessages(messages: Message[]): Turn[] {
       refused: Boolean(answer.refused),
       refusal: answer.refusal ?? (answer.refused ? m.content : null),
       cited: answer.claims ? [...new Set(answer.claims.flatMap((c) => c.citations))] : [],
+      ...(answer.outcome ? { outcome: answer.outcome } : {}),
+      evidence: answer.evidence ?? [],
+      reason: answer.reason ?? null,
     }
   }
   // A question whose answer never arrived (the stream was cut) says so.

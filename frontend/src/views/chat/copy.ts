@@ -6,6 +6,10 @@ export function answerMarkdown(question: string, answer: AnswerSummary, sources:
   const lines = [`**Q:** ${question}`, '']
   if (answer.refused) {
     lines.push(answer.refusal ?? 'No answer.')
+    if (answer.outcome === 'closest' && answer.evidence?.length) {
+      lines.push('', '**Closest evidence**', '')
+      for (const e of answer.evidence) lines.push(`- “${normalize(e.text)}” — ${e.document}${e.page ? `, p. ${e.page}` : ''}`)
+    }
     return lines.join('\n') + '\n'
   }
   const cited = new Set<number>()
