@@ -172,8 +172,9 @@ def pdf_candidate(path: Path) -> Candidate:
 
 
 def load_catalog(path: str | Path) -> list[Candidate]:
-    """Candidates from a ``.jsonl`` file, or from every ``*.jsonl`` and ``*.pdf`` directly
-    inside a folder (sorted by name). Raises :class:`CatalogError` on unreadable input."""
+    """Candidates from a ``.jsonl`` file, or from every ``*.jsonl`` and ``*.pdf`` inside a
+    folder and its subfolders (sorted by path; hidden files and folders skipped). Raises
+    :class:`CatalogError` on unreadable input."""
     root = Path(path).expanduser()
     if root.is_file():
         if root.suffix.lower() == ".pdf":
@@ -182,8 +183,9 @@ def load_catalog(path: str | Path) -> list[Candidate]:
     if not root.is_dir():
         raise CatalogError(f"catalog path does not exist: {root}")
     out: list[Candidate] = []
-    for child in sorted(root.iterdir()):
-        if not child.is_file():
+    for child in sorted(root.rglob("*")):
+        relative = child.relative_to(root).parts
+        if not child.is_file() or any(part.startswith(".") for part in relative):
             continue
         suffix = child.suffix.lower()
         if suffix == ".jsonl":
