@@ -56,9 +56,9 @@ def gold_for(entries: dict[str, Any], records: list[dict[str, str | None]], own:
         for r in records:
             if r["key"] == own:
                 continue
-            if (doi and doi == r["doi"]) or (arxiv and arxiv == r["arxiv"]):
-                found.add(str(r["key"]))
-            elif r["title"] and len(r["title"]) >= 20 and r["title"] in raw:
+            by_id = (doi and doi == r["doi"]) or (arxiv and arxiv == r["arxiv"])
+            by_title = bool(r["title"]) and len(str(r["title"])) >= 20 and r["title"] in raw
+            if by_id or by_title:
                 found.add(str(r["key"]))
     return found
 

@@ -325,7 +325,11 @@ def resolve_into(
         if ref.position in in_ws:
             m = in_ws[ref.position]
             work = work_from_source(out.source(m.cited), origin, match=m.how)
-            out.add(work.model_copy(update={"reference_text": ref.text}), exclude=me)
+            same = in_catalog.get(ref.position)
+            update: dict[str, str | None] = {"reference_text": ref.text}
+            if same is not None and same[0].origin == "catalog":
+                update["catalog_id"] = same[0].source_id
+            out.add(work.model_copy(update=update), exclude=me)
         elif ref.position in in_catalog:
             record, how = in_catalog[ref.position]
             out.add(work_from_candidate(record, origin, match=how, text=ref.text), exclude=me)
