@@ -45,7 +45,7 @@ def _compact(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def gold_for(entries: dict[str, Any], records: list[dict[str, str | None]], own: str) -> set[str]:
+def gold_for(entries: dict[str, Any], records: list[dict[str, str]], own: str) -> set[str]:
     """Catalog record keys (``doi``/``arxiv``/``title``) the raw bib entries name."""
     found: set[str] = set()
     for entry in entries.values():
@@ -57,9 +57,9 @@ def gold_for(entries: dict[str, Any], records: list[dict[str, str | None]], own:
             if r["key"] == own:
                 continue
             by_id = (doi and doi == r["doi"]) or (arxiv and arxiv == r["arxiv"])
-            by_title = bool(r["title"]) and len(str(r["title"])) >= 20 and r["title"] in raw
+            by_title = len(r["title"]) >= 20 and r["title"] in raw
             if by_id or by_title:
-                found.add(str(r["key"]))
+                found.add(r["key"])
     return found
 
 
@@ -68,7 +68,7 @@ def evaluate(catalog_dir: Path) -> dict[str, Any]:
     index = CatalogIndex(candidates)
     records = [
         {
-            "key": c.source_id or c.title,
+            "key": str(c.source_id or c.title),
             "doi": (c.doi or "").lower(),
             "arxiv": c.arxiv_id or "",
             "title": _compact(c.title),
