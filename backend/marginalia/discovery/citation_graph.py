@@ -125,6 +125,24 @@ class CatalogIndex:
                 )
         self._titles = TitleIndex(citable)
         self._citable = {s.id: s for s in citable}
+        self._exact: dict[str, Candidate] = {}
+        for c in self.records:
+            for key in _keys_of(c.doi, c.arxiv_id, None, c.title):
+                self._exact.setdefault(key, c)
+
+    def same_work(
+        self, *, title: str | None, year: int | None, doi: str | None, arxiv_id: str | None
+    ) -> Candidate | None:
+        """The catalog record of this work: same DOI, same arXiv id, or the same title
+        (letters and digits, at least 20) with a year at most one apart when both have one."""
+        for key in _keys_of(doi, arxiv_id, None, ""):
+            if key in self._exact:
+                return self._exact[key]
+        for key in _keys_of(None, None, None, title or ""):
+            c = self._exact.get(key)
+            if c is not None and (year is None or c.year is None or abs(c.year - year) <= 1):
+                return c
+        return None
 
     def resolve(self, references: Sequence[Reference]) -> dict[int, tuple[Candidate, str]]:
         """``{reference position: (catalog record, how)}`` for the entries naming one."""
@@ -336,6 +354,25 @@ def resolve_into(
         else:
             unresolved += 1
     return unresolved
+
+
+def fill_from_catalog(candidate: Candidate, catalog: CatalogIndex) -> Candidate:
+    """``candidate`` with its missing DOI, venue, pages and year filled from the catalog
+    record of the same work, each filled field's origin recorded as ``catalog``."""
+    record = catalog.same_work(
+        title=candidate.title, year=candidate.year, doi=candidate.doi, arxiv_id=candidate.arxiv_id
+    )
+    if record is None:
+        return candidate
+    update: dict[str, object] = {}
+    origins = dict(candidate.metadata_origins)
+    for name in ("doi", "venue", "pages", "year"):
+        if getattr(candidate, name) in (None, "") and getattr(record, name) not in (None, ""):
+            update[name] = getattr(record, name)
+            origins[name] = "catalog"
+    if not update:
+        return candidate
+    return candidate.model_copy(update={**update, "metadata_origins": origins})
 
 
 # --- suggestions: co-citation and bibliographic coupling -------------------------------------

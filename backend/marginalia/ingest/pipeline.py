@@ -72,6 +72,8 @@ class SourceMetadata:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     venue: str | None = None
+    pages: str | None = None
+    metadata_origins: dict[str, str] = field(default_factory=dict)
     abstract: str | None = None
     url: str | None = None
     pdf_url: str | None = None
@@ -337,6 +339,8 @@ async def _store(
         "authors": meta.authors or parsed.authors,
         "year": meta.year or parsed.year,
         "venue": meta.venue or parsed.venue,
+        "pages": meta.pages,
+        "metadata_origins": dict(meta.metadata_origins),
         "abstract": meta.abstract or parsed.abstract,
         "url": meta.url,
         "normalized_url": normalized_url(meta.url) if meta.url else None,

@@ -127,6 +127,7 @@ def record_to_candidate(record: dict[str, Any]) -> Candidate | None:
         doi=record.get("doi"),
         arxiv_id=record.get("arxiv_id"),
         venue=_text(record.get("venue")),
+        pages=record.get("pages") if isinstance(record.get("pages"), str) else None,
         origin="catalog",
         source_id=str(record["id"]) if record.get("id") is not None else None,
     )

@@ -4,9 +4,9 @@ runs the flow; progress streams from ``GET /api/jobs/{id}/events``)."""
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Response, status
+from fastapi import APIRouter, Body, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from marginalia.api.deps import RuntimeDep
@@ -88,9 +88,39 @@ async def import_bibtex(
     summary="The workspace's sources as BibTeX, notes and highlights in annote",
 )
 async def get_bibtex(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
-    text = await exports.export_bibliography(rt, workspace_id, "bibtex")
+    text, name = await exports.export_selection(rt, workspace_id, "bibtex")
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="workspace-{workspace_id}.bib"'},
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.get(
+    "/{workspace_id}/export",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {media: {} for media in exports.MEDIA_TYPES.values()},
+            "description": "the bibliography file, named after the workspace",
+        }
+    },
+    summary="The workspace's sources (or the chosen ones) as BibTeX, RIS or CSL-JSON, with "
+    "notes and highlights; DOI, pages and venue filled from the catalog's record of the "
+    "same work where the source lacks them (their origin in metadata-origin)",
+)
+async def export_workspace(
+    workspace_id: uuid.UUID,
+    rt: RuntimeDep,
+    format: Annotated[Literal["bibtex", "ris", "csl-json"], Query()] = "bibtex",
+    source_id: Annotated[
+        list[uuid.UUID] | None,
+        Query(max_length=1000, description="export only these sources (repeat the parameter)"),
+    ] = None,
+) -> Response:
+    text, name = await exports.export_selection(rt, workspace_id, format, source_id)
+    return Response(
+        text,
+        media_type=f"{exports.MEDIA_TYPES[format]}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )

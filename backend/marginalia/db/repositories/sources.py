@@ -154,12 +154,16 @@ async def insert_source(
 #: Bibliographic columns an upgrade keeps from the metadata-only source when it has them
 #: (the imported record knows them better than a parsed PDF does).
 _KEPT_ON_UPGRADE = (
+    "pages",
+    "metadata_origins",
     "metadata_concepts",
     "metadata_references",
     "title",
     "authors",
     "year",
     "venue",
+    "pages",
+    "metadata_origins",
     "abstract",
     "url",
     "normalized_url",
