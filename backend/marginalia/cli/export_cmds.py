@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
 
         async def go(rt: Runtime) -> tuple[str, str]:
             ws = await find_workspace(rt, workspace)
-            return await exports_usecase.export_selection(rt, ws.id, fmt)  # type: ignore[arg-type]
+            return await exports_usecase.export_selection(rt, ws.id, fmt)
 
         text, name = run(with_runtime(go))
         if output is not None and output.is_dir():
