@@ -289,3 +289,42 @@ export function useSignOut() {
     },
   })
 }
+
+// Citation chasing (issue 36): a source's references / citing works, and adding chosen works.
+export function useCitationList(sourceId: string, direction: 'references' | 'cited-by') {
+  return useQuery({
+    queryKey: ['citations', sourceId, direction] as const,
+    queryFn: async () => {
+      const path = { params: { path: { source_id: sourceId } } }
+      return direction === 'references'
+        ? unwrap(await api.GET('/api/sources/{source_id}/references', path))
+        : unwrap(await api.GET('/api/sources/{source_id}/cited-by', path))
+    },
+  })
+}
+
+export type WorkToAdd = {
+  title?: string | null
+  doi?: string | null
+  arxiv_id?: string | null
+  openalex_id?: string | null
+  catalog_id?: string | null
+  year?: number | null
+}
+
+export function useAddWorks(workspaceId: string) {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async (works: WorkToAdd[]) =>
+      unwrap(
+        await api.POST('/api/workspaces/{workspace_id}/works', {
+          params: { path: { workspace_id: workspaceId } },
+          body: { works, fetch: true },
+        }),
+      ),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: keys.jobs })
+      void qc.invalidateQueries({ queryKey: ['citations'] })
+    },
+  })
+}
