@@ -291,9 +291,11 @@ export function useSignOut() {
 }
 
 // Citation chasing (issue 36): a source's references / citing works, and adding chosen works.
-export function useCitationList(sourceId: string, direction: 'references' | 'cited-by') {
+export function useCitationList(sourceId: string, direction: 'references' | 'cited-by', poll = false) {
   return useQuery({
     queryKey: ['citations', sourceId, direction] as const,
+    // While added works are being imported, look again until they are in the workspace.
+    refetchInterval: poll ? 3000 : false,
     queryFn: async () => {
       const path = { params: { path: { source_id: sourceId } } }
       return direction === 'references'

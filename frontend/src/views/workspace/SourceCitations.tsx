@@ -24,8 +24,8 @@ export function workKey(w: Work): string {
 
 export function SourceCitations({ workspaceId, sourceId }: { workspaceId: string; sourceId: string }) {
   const [direction, setDirection] = useState<Direction>('references')
-  const list = useCitationList(sourceId, direction)
   const add = useAddWorks(workspaceId)
+  const list = useCitationList(sourceId, direction, add.isSuccess)
   const [picked, setPicked] = useState<Set<string>>(new Set())
   const works = list.data?.works ?? []
   const toggle = (key: string) =>
