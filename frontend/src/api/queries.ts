@@ -157,11 +157,16 @@ export function useJobAction() {
 export function useStartResearch(workspaceId: string) {
   const qc = useQueryClient()
   return useMutation({
-    mutationFn: async ({ description, max_sources = 30, fetch = true }: { description: string; max_sources?: number; fetch?: boolean }) =>
+    mutationFn: async ({
+      description,
+      max_sources = 30,
+      fetch = true,
+      save_description = false,
+    }: { description: string; max_sources?: number; fetch?: boolean; save_description?: boolean }) =>
       unwrap(
         await api.POST('/api/workspaces/{workspace_id}/research', {
           params: { path: { workspace_id: workspaceId } },
-          body: { description, max_sources, fetch },
+          body: { description, max_sources, fetch, save_description },
         }),
       ),
     onSuccess: () => {

@@ -2247,7 +2247,7 @@ export interface components {
         ResearchRequest: {
             /**
              * Description
-             * @description What to research; saved as the workspace description. Omitted: the workspace's current description.
+             * @description What to research (the workspace's description is kept unless save_description). Omitted: the workspace's current description.
              */
             description?: string | null;
             /**
@@ -2269,6 +2269,12 @@ export interface components {
              * @description search these instead of the decomposition's
              */
             queries?: string[] | null;
+            /**
+             * Save Description
+             * @description true: this text becomes the workspace's description
+             * @default false
+             */
+            save_description: boolean;
             /**
              * Sources
              * @description restrict to these sources: arxiv, openalex, brave, catalog

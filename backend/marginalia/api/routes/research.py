@@ -25,8 +25,11 @@ class ResearchRequest(BaseModel):
     description: str | None = Field(
         default=None,
         max_length=4000,
-        description="What to research; saved as the workspace description. "
-        "Omitted: the workspace's current description.",
+        description="What to research (the workspace's description is kept unless "
+        "save_description). Omitted: the workspace's current description.",
+    )
+    save_description: StrictBool = Field(
+        default=False, description="true: this text becomes the workspace's description"
     )
     max_sources: StrictInt = Field(default=30, ge=1, le=200, description="sources ingested at most")
     per_source_limit: StrictInt | None = Field(default=None, ge=1, le=100)
@@ -55,7 +58,7 @@ async def start_research(
         rt,
         workspace_id,
         description=request.description,
-        save_description=True,
+        save_description=request.save_description,
         max_sources=request.max_sources,
         per_source_limit=request.per_source_limit,
         queries=request.queries,

@@ -13,13 +13,15 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
   const [topic, setTopic] = useState(workspace.description)
   const [maxSources, setMaxSources] = useState(30)
   const [fullText, setFullText] = useState(true)
+  // The workspace's description changes only when asked (issue 36).
+  const [saveDescription, setSaveDescription] = useState(false)
   const [jobId, setJobId] = useState<string | null>(null)
   const start = useStartResearch(workspace.id)
   const watchJob = useUi((s) => s.watchJob)
   const submit = (e: FormEvent) => {
     e.preventDefault()
     start.mutate(
-      { description: topic.trim(), max_sources: maxSources, fetch: fullText },
+      { description: topic.trim(), max_sources: maxSources, fetch: fullText, save_description: saveDescription },
       {
         onSuccess: (job) => {
           watchJob(job.id)
@@ -55,6 +57,10 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
           <label className="flex items-center gap-1">
             <input type="checkbox" checked={fullText} onChange={(e) => setFullText(e.target.checked)} data-testid="research-fulltext" />
             fetch full text
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" checked={saveDescription} onChange={(e) => setSaveDescription(e.target.checked)} data-testid="research-save-description" />
+            make it the workspace description
           </label>
           <span className="flex-1" />
           <Button type="submit" variant="primary" size="sm" disabled={!topic.trim() || start.isPending}>
