@@ -92,7 +92,10 @@ async def evaluate(gold: Path, per_query: int, embedder: Any) -> dict[str, Any]:
         part = [r for r in rows if r["split"] == split]
         if part:
             summary[split] = {
-                when: {k: round(statistics.fmean(r[when][k] for r in part), 3) for k in ("p@10", "r@20")}
+                when: {
+                    k: round(statistics.fmean(r[when][k] for r in part), 3)
+                    for k in ("p@10", "r@20")
+                }
                 for when in ("before", "after")
             }
     return {"per_query": per_query, "topics": rows, "mean": summary}

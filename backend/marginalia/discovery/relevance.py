@@ -68,9 +68,7 @@ def score_candidates(
         if paper_vecs is not None and description_vec is not None
         else np.zeros(n)
     )
-    to_sources = (
-        paper_vecs @ centroid if paper_vecs is not None and centroid is not None else None
-    )
+    to_sources = paper_vecs @ centroid if paper_vecs is not None and centroid is not None else None
     out: list[Relevance] = []
     for i, text in enumerate(texts):
         d = float(to_desc[i])
@@ -110,7 +108,7 @@ async def rank_candidates(
     paper_vecs: FloatArray | None = None
     if embedder is not None and texts and description.strip():
         try:
-            desc_vec = (await embedder.embed_query(description[:1000]))
+            desc_vec = await embedder.embed_query(description[:1000])
             paper_vecs = await embedder.embed_documents(texts)
         except EmbeddingError:
             try:

@@ -73,6 +73,9 @@ class ResearchOptions:
     # True (imports): an entry with neither full text nor abstract becomes a metadata-only
     # source (ingest/metadata_only.py) instead of failing.
     metadata_only: bool = False
+    # Rank what the searches found by relevance to the workspace before selecting
+    # (discovery/relevance.py); imports keep their entries' order and take them all.
+    rank_by_relevance: bool = True
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> ResearchOptions:
@@ -86,6 +89,7 @@ class ResearchOptions:
             sources=list(params["sources"]) if params.get("sources") else None,
             queries=list(params["queries"]) if params.get("queries") else None,
             metadata_only=bool(params.get("metadata_only", False)),
+            rank_by_relevance=bool(params.get("rank_by_relevance", True)),
         )
 
 

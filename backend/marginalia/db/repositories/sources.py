@@ -441,3 +441,16 @@ async def ids_by_file_name(session: AsyncSession, workspace_id: uuid.UUID) -> di
         )
     )
     return {str(name): sid for sid, name in result.all() if name}
+
+
+async def embedding_centroid(session: AsyncSession, workspace_id: uuid.UUID) -> list[float] | None:
+    """The mean of the workspace's ready sources' mean embeddings (None without any)."""
+    result = await session.execute(
+        select(func.avg(col(Source.mean_embedding))).where(
+            col(Source.workspace_id) == workspace_id,
+            col(Source.status) == "ready",
+            col(Source.mean_embedding).is_not(None),
+        )
+    )
+    value = result.scalar_one_or_none()
+    return [float(x) for x in value] if value is not None else None

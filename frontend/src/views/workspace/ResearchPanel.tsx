@@ -114,6 +114,19 @@ export function ResearchProgressView({ jobId, workspaceId }: { jobId: string; wo
           {p.dedup.overLimit ? ` (${p.dedup.overLimit} over the limit)` : ''}
         </p>
       )}
+      {p.why.length > 0 && (
+        <details className="text-xs" data-testid="research-why">
+          <summary className="cursor-pointer">Why these papers</summary>
+          <ul className="mt-1 space-y-1">
+            {p.why.map((w) => (
+              <li key={w.title}>
+                <span className="font-medium">{w.title}</span>
+                <span className="text-stone-600 dark:text-stone-400"> — {w.why}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
       {(p.fetched > 0 || p.ingested > 0 || p.fetchFailed > 0) && (
         <dl className="grid grid-cols-4 gap-1 text-center text-xs">
           {([['fetched', p.fetched], ['fetch failed', p.fetchFailed], ['ingested', p.ingested], ['linked', p.linked]] as const).map(([label, n]) => (
