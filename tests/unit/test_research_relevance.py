@@ -29,7 +29,7 @@ def test_embedding_similarity_and_centroid_decide_the_order() -> None:
     ranked = score_candidates(DESCRIPTION, TEXTS, desc, papers, centroid=_unit(0.9, 0, 0.1))
     assert [r.index for r in ranked] == [1, 2, 0]
     top = ranked[0]
-    assert "similar to the description (0.99)" in top.why
+    assert "similar to the description (1.00)" in top.why
     assert "close to the workspace's sources" in top.why
     assert "“citation”" in top.why and "“representation”" in top.why
     assert ranked[0].score > ranked[1].score > ranked[2].score
@@ -45,9 +45,7 @@ def test_without_sources_the_description_takes_their_weight() -> None:
 
 
 async def test_lexical_only_without_an_embedder() -> None:
-    candidates = [
-        Candidate(title=t.split(".")[0], abstract=t, origin="catalog") for t in TEXTS
-    ]
+    candidates = [Candidate(title=t.split(".")[0], abstract=t, origin="catalog") for t in TEXTS]
     ranked = await rank_candidates(None, DESCRIPTION, candidates)
     assert ranked[0].index == 1
     assert paper_text(candidates[1]).startswith("SPECTER")

@@ -45,9 +45,10 @@ def paper_text(c: Candidate, words: int = ABSTRACT_WORDS) -> str:
 
 def _shared_terms(description: str, text: str, limit: int = 4) -> list[str]:
     have = set(tokenize(text))
+    words = set(re.findall(r"[a-z0-9]+", description.lower()))  # not "citationinformed"
     out: list[str] = []
     for term in tokenize(description):
-        if term in have and term not in out and not re.fullmatch(r"\d+", term):
+        if term in have and term in words and term not in out and not term.isdigit():
             out.append(term)
     return out[:limit]
 
