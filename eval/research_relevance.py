@@ -9,8 +9,10 @@ default 10) → candidates in the run's order (round-robin over the queries' res
 lists, duplicates by title dropped).
 
 * before: that order, cut at 10 / 20 (what the pipeline selected before issue 36);
-* after: the same pool ranked by :func:`marginalia.discovery.relevance.rank_candidates`
-  (description similarity + BM25 of the description; a new workspace has no sources).
+* after: as the pipeline does now — the catalog asked for ``CATALOG_POOL_FACTOR`` times
+  as many results per query, that pool ranked by
+  :func:`marginalia.discovery.relevance.rank_candidates` (description similarity + BM25
+  of the description; a new workspace has no sources).
 
 The weights of the ranker were set on the ``dev`` topics only; ``heldout`` is the
 figure reported. Floor: precision@10 >= 0.7.
@@ -34,6 +36,7 @@ sys.path.insert(0, str(ROOT / "backend"))
 
 from marginalia.discovery.decompose import offline_queries  # noqa: E402
 from marginalia.discovery.relevance import rank_candidates  # noqa: E402
+from marginalia.discovery.search_stage import CATALOG_POOL_FACTOR  # noqa: E402
 from marginalia.sources.candidate import Candidate  # noqa: E402
 from marginalia.sources.catalog import CatalogSource, load_catalog  # noqa: E402
 
@@ -71,8 +74,8 @@ async def evaluate(gold: Path, per_query: int, embedder: Any) -> dict[str, Any]:
     rows = []
     for t in topics:
         relevant = {r["id"] for r in t["relevant"]}
-        pool = await pool_for(catalog, t["topic"], per_query)
-        before = [str(c.source_id) for c in pool]
+        before = [str(c.source_id) for c in await pool_for(catalog, t["topic"], per_query)]
+        pool = await pool_for(catalog, t["topic"], per_query * CATALOG_POOL_FACTOR)
         ranked = await rank_candidates(embedder, t["topic"], pool)
         after = [str(pool[r.index].source_id) for r in ranked]
         rows.append(
@@ -81,7 +84,7 @@ async def evaluate(gold: Path, per_query: int, embedder: Any) -> dict[str, Any]:
                 "split": t["split"],
                 "relevant": len(relevant),
                 "pool": len(pool),
-                "pool_relevant": sum(1 for b in before if b in relevant),
+                "pool_relevant": sum(1 for c in pool if str(c.source_id) in relevant),
                 "before": _scores(before, relevant),
                 "after": _scores(after, relevant),
                 "why_top": ranked[0].why if ranked else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -453,4 +454,8 @@ async def embedding_centroid(session: AsyncSession, workspace_id: uuid.UUID) -> 
         )
     )
     value = result.scalar_one_or_none()
-    return [float(x) for x in value] if value is not None else None
+    if value is None:
+        return None
+    if isinstance(value, str):  # pgvector's avg() comes back as its text form "[…]"
+        value = json.loads(value)
+    return [float(x) for x in value]
