@@ -263,3 +263,46 @@ async def test_bad_requests_are_clear_4xx(api: tuple[Runtime, httpx.AsyncClient]
         assert got.status_code == 422, (body, got.text)
         assert "detail" in got.json() or "error" in got.json()
     assert (await http.get(f"/api/workspaces/{ws.id}/sources")).json() == []
+
+
+async def test_cli_citations_suggest_and_export(services: Runtime, tmp_path: Path) -> None:
+    """The CLI over the session's settings (no catalog): a printed reference to a
+    workspace paper is listed in the workspace; ``export FORMAT -o FOLDER`` names the
+    file after the workspace."""
+    import asyncio
+
+    from typer.testing import CliRunner
+
+    from marginalia.cli.app import app as cli
+
+    name = f"Cli Chase {uuid.uuid4().hex[:6]}"
+    ws = await ws_usecase.create_workspace(services, name=name)
+    cited = await _paper_source(
+        services, ws.id, "SPECTER: Document-level Representation Learning using "
+        "Citation-informed Transformers", [ABSENT_REF],
+    )  # fmt: skip
+    citing = await _paper_source(
+        services, ws.id, "Multimodal Document Embeddings for Scholarly Search Engines",
+        [SPECTER_REF],
+    )  # fmt: skip
+
+    def invoke(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli, list(args))
+        return result.exit_code, result.output
+
+    code, out = await asyncio.to_thread(invoke, "citations", str(citing), "--json")
+    assert code == 0, out
+    listing = json.loads(out)
+    assert [(w["source_id"], w["in_workspace"]) for w in listing["works"]] == [(str(cited), True)]
+    code, out = await asyncio.to_thread(invoke, "citations", str(cited), "--cited-by", "--json")
+    assert code == 0, out
+    assert [w["source_id"] for w in json.loads(out)["works"]] == [str(citing)]
+    code, out = await asyncio.to_thread(invoke, "suggest", "-w", name, "--json")
+    assert code == 0, out
+    assert json.loads(out) == []  # nothing resolvable outside the workspace without a catalog
+    code, out = await asyncio.to_thread(invoke, "export", "bibtex", "-w", name, "-o", str(tmp_path))
+    assert code == 0, out
+    written = tmp_path / (name.lower().replace(" ", "-") + ".bib")
+    assert written.read_text().count("@") == 2
+    code, out = await asyncio.to_thread(invoke, "export", "docx", "-w", name)
+    assert code == 2
