@@ -310,6 +310,19 @@ export function useCitationList(sourceId: string, direction: 'references' | 'cit
   })
 }
 
+export function useSuggestions(workspaceId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['suggestions', workspaceId] as const,
+    enabled,
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/workspaces/{workspace_id}/suggestions', {
+          params: { path: { workspace_id: workspaceId }, query: { limit: 30 } },
+        }),
+      ),
+  })
+}
+
 export type WorkToAdd = {
   title?: string | null
   doi?: string | null
@@ -332,6 +345,7 @@ export function useAddWorks(workspaceId: string) {
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: keys.jobs })
       void qc.invalidateQueries({ queryKey: ['citations'] })
+      void qc.invalidateQueries({ queryKey: ['suggestions', workspaceId] })
     },
   })
 }
