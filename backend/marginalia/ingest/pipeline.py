@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -103,16 +103,7 @@ class IngestOutcome:
     upgraded: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "upgraded": self.upgraded,
-            "filename": self.filename,
-            "status": self.status,
-            "source_id": str(self.source_id),
-            "dedup_layer": self.dedup_layer,
-            "dedup_score": self.dedup_score,
-            "chunks": self.chunks,
-            "pages": self.pages,
-        }
+        return {**asdict(self), "source_id": str(self.source_id)}
 
 
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
