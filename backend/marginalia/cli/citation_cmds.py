@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -51,16 +52,14 @@ def chosen(add: str, works: Sequence[CitedWork]) -> list[CitedWork]:
 
 
 async def _add(
-    rt: Runtime, workspace_id: object, works: list[CitedWork], fetch: bool, quiet: bool
+    rt: Runtime, workspace_id: uuid.UUID, works: list[CitedWork], fetch: bool, quiet: bool
 ) -> None:
-    import uuid
-
     if not works:
         err_console.print("nothing to add: the chosen works are in the workspace already")
         return
     job = await citations_usecase.add_works(
         rt,
-        uuid.UUID(str(workspace_id)),
+        workspace_id,
         [
             citations_usecase.WorkToAdd(
                 title=w.title,
