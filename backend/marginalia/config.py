@@ -169,6 +169,11 @@ class SourceSettings(BaseModel):
     openalex_email: str | None = Field(
         default=None, description="contact e-mail for OpenAlex's polite pool"
     )
+    openalex_citations: bool = Field(
+        default=False,
+        description="citation chasing also asks OpenAlex for a source's referenced and "
+        "citing works (network); off: the PDFs' reference lists and the catalog only",
+    )
     brave_base_url: str = Field(
         default="https://api.search.brave.com/res/v1", description="Brave Search API base URL"
     )

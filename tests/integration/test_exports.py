@@ -24,7 +24,18 @@ from tests.support.zotero_export import make_export
 
 PDFS = SHARED_DATA / "pdfs"
 pytestmark = pytest.mark.skipif(not PDFS.is_dir(), reason=f"shared PDFs not found at {PDFS}")
-FIELDS = ("title", "authors", "year", "venue", "doi", "arxiv_id", "url", "abstract")
+FIELDS = (
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "pages",
+    "doi",
+    "arxiv_id",
+    "url",
+    "abstract",
+    "metadata_origins",
+)
 
 
 async def _import(rt: Runtime, text: str, fmt: str, folder: Path | None = None) -> uuid.UUID:

@@ -131,3 +131,20 @@ async def test_unconfigured_catalog_is_skipped() -> None:
     with pytest.raises(SourceError) as info:
         await source.search("x", limit=3)
     assert info.value.reason == "not_configured"
+
+
+def test_a_folder_is_read_recursively(tmp_path: Path) -> None:
+    """MARGINALIA_CATALOG_PATH at a catalog folder finds the JSONL and PDFs in subfolders
+    (issue 36); hidden folders are skipped."""
+    (tmp_path / "acl").mkdir()
+    (tmp_path / "acl" / "papers.jsonl").write_text(
+        json.dumps({"id": "p1", "title": "Sparse Attention"}) + "\n", encoding="utf-8"
+    )
+    (tmp_path / "acl" / "deeper" / "pdfs").mkdir(parents=True)
+    (tmp_path / "acl" / "deeper" / "pdfs" / "dense_retrieval.pdf").write_bytes(b"%PDF-1.4\n")
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "old.jsonl").write_text(
+        json.dumps({"id": "x", "title": "Hidden"}) + "\n", encoding="utf-8"
+    )
+    found = load_catalog(tmp_path)
+    assert [c.title for c in found] == ["dense retrieval", "Sparse Attention"]  # by path

@@ -24,6 +24,7 @@ from marginalia.api.hardening import (
 from marginalia.api.routes import (
     answers,
     auth,
+    citations,
     health,
     jobs,
     knowledge,
@@ -77,7 +78,17 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     for public in (health, auth):
         app.include_router(public.router)
     # Every other route runs the access check (a no-op in local mode).
-    for module in (workspaces, sources, knowledge, research, answers, jobs, notes, tables):
+    for module in (
+        workspaces,
+        sources,
+        citations,
+        knowledge,
+        research,
+        answers,
+        jobs,
+        notes,
+        tables,
+    ):
         app.include_router(module.router, dependencies=[Depends(require_access)])
     install_stream_schemas(app)
     install_frontend(app)  # web app, offline /docs, upload limits (last: it catches every path)

@@ -12,6 +12,7 @@ from rich.table import Table
 from marginalia.cli import (
     answer_cmds,
     backup_cmds,
+    citation_cmds,
     export_cmds,
     ingest_cmds,
     knowledge_cmds,
@@ -50,6 +51,7 @@ answer_cmds.register(app)
 source_cmds.register(app)
 mcp_cmds.register(app)
 export_cmds.register(app)
+citation_cmds.register(app)
 backup_cmds.register(app)
 table_cmds.register(app)
 user_cmds.register(app, workspace_app)

@@ -20,24 +20,39 @@ def register(app: typer.Typer) -> None:
     @app.command("export")
     def export(
         workspace: Annotated[str, _WS],
+        fmt_arg: Annotated[
+            str | None,
+            typer.Argument(metavar="[FORMAT]", help="bibtex, ris or csl-json (or --format)"),
+        ] = None,
         fmt: Annotated[
             str, typer.Option("--format", "-f", help="bibtex, ris or csl-json")
         ] = "bibtex",
         output: Annotated[
-            Path | None, typer.Option("--output", "-o", help="Write here instead of stdout")
+            Path | None,
+            typer.Option(
+                "--output",
+                "-o",
+                help="Write here instead of stdout (a folder: a file named after the "
+                "workspace inside it)",
+            ),
         ] = None,
     ) -> None:
         """The workspace's sources as BibTeX, RIS or CSL-JSON, with notes and highlights
-        (annote / N1 / note) — what import-bibtex|import-ris|import-csl-json read back."""
+        (annote / N1 / note) — what import-bibtex|import-ris|import-csl-json read back.
+        DOI, pages and venue a source lacks come from the catalog's record of the same
+        work, the origin written in metadata-origin."""
+        fmt = fmt_arg or fmt
         if fmt not in exports_usecase.EXPORT_FORMATS:
-            err_console.print("[red]error:[/red] --format must be one of bibtex, ris, csl-json")
+            err_console.print("[red]error:[/red] the format must be one of bibtex, ris, csl-json")
             raise typer.Exit(2)
 
-        async def go(rt: Runtime) -> str:
+        async def go(rt: Runtime) -> tuple[str, str]:
             ws = await find_workspace(rt, workspace)
-            return await exports_usecase.export_bibliography(rt, ws.id, fmt)
+            return await exports_usecase.export_selection(rt, ws.id, fmt)
 
-        text = run(with_runtime(go))
+        text, name = run(with_runtime(go))
+        if output is not None and output.is_dir():
+            output = output / name
         if output is not None:
             output.write_text(text, encoding="utf-8")
             err_console.print(f"wrote {output}")

@@ -17,16 +17,19 @@ from marginalia.usecases import research as research_usecase
 from marginalia.usecases import workspaces as ws_service
 
 
-async def ensure_workspace(rt: Runtime, ref: str, description: str) -> Workspace:
-    """The workspace named (or with id) ``ref``, created when missing; its description is
-    set to ``description`` when one is given."""
+async def ensure_workspace(
+    rt: Runtime, ref: str, description: str, *, save_description: bool = False
+) -> Workspace:
+    """The workspace named (or with id) ``ref``, created when missing (``description`` is
+    its description then); an existing one's description changes only when
+    ``save_description`` (issue 36: a research run does not silently rewrite it)."""
     try:
         workspace = await ws_service.find_workspace(rt, ref)
     except NotFoundError:
         workspace = await ws_service.create_workspace(rt, name=ref, description=description)
         console.print(f"created workspace [bold]{workspace.name}[/bold] ({workspace.id})")
         return workspace
-    if description.strip() and description.strip() != workspace.description:
+    if save_description and description.strip() and description.strip() != workspace.description:
         workspace = await ws_service.update_workspace(
             rt, workspace.id, {"description": description}
         )
@@ -108,12 +111,22 @@ def register(app: typer.Typer) -> None:
             list[str] | None, typer.Option("--query", help="Search these queries instead")
         ] = None,
         no_fetch: Annotated[bool, typer.Option("--no-fetch", help="Abstracts only")] = False,
+        save_description: Annotated[
+            bool,
+            typer.Option(
+                "--save-description",
+                help="Make this text the existing workspace's description (a new workspace "
+                "takes it anyway)",
+            ),
+        ] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar")] = False,
     ) -> None:
         """Research a topic: decompose, search, dedup, fetch, read and link, with progress."""
 
         async def go(rt: Runtime) -> int:
-            ws = await ensure_workspace(rt, workspace, description)
+            ws = await ensure_workspace(
+                rt, workspace, description, save_description=save_description
+            )
             job = await research_usecase.submit_research(
                 rt,
                 ws.id,

@@ -117,6 +117,10 @@ class Source(SQLModel, table=True):
     authors: list[str] = jsonb([])
     year: int | None = None
     venue: str | None = None
+    # The page range a bibliography gives ("4171--4186") and, per bibliographic field
+    # filled from elsewhere than the source's own record, where from (issue 36).
+    pages: str | None = None
+    metadata_origins: dict[str, str] = jsonb({})
     abstract: str | None = None
     url: str | None = None
     normalized_url: str | None = None

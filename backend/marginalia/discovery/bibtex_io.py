@@ -60,6 +60,8 @@ def source_to_candidate(source: Source) -> Candidate:
         openalex_id=source.openalex_id,
         citation_count=source.citation_count,
         venue=source.venue,
+        pages=source.pages,
+        metadata_origins=dict(source.metadata_origins or {}),
         origin=cast(Origin, origin),
         source_id=str(source.id),
     )

@@ -106,6 +106,7 @@ class ResearchRun(SearchStages, AcquireStages):
                     },
                     "ingest": (i.get("ingest") or {}).get("status"),
                     "error": i.get("error"),
+                    "why": i.get("why"),
                 }
                 for i in items
             ],

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from marginalia.db.repositories import sources as sources_repo
+from marginalia.discovery.relevance import rank_candidates
 from marginalia.discovery.run_state import ResearchRunBase
 from marginalia.discovery.support import (
     RECOMMENDATION_TITLE_MATCH,
@@ -39,6 +40,8 @@ from marginalia.sources.candidate import Candidate
 from marginalia.sources.openalex_client import OpenAlexClient
 
 from .decompose import Decomposition, PaperRecommendation, decompose
+
+CATALOG_POOL_FACTOR = 3
 
 
 class SearchStages(ResearchRunBase):
@@ -118,6 +121,14 @@ class SearchStages(ResearchRunBase):
             {"found": len(hits), "sources": reports},
         )
 
+    def _pool_limit(self, client: SourceClient, limit: int) -> int:
+        """The local catalog is asked for a wider pool when the run ranks by relevance
+        (cheap, no rate limit; measured in eval/research_relevance.py): the ranking then
+        has relevant papers to choose from that a query put lower."""
+        if client.name == "catalog" and self.options.rank_by_relevance:
+            return limit * CATALOG_POOL_FACTOR
+        return limit
+
     async def _search_one(
         self,
         client: SourceClient,
@@ -132,7 +143,7 @@ class SearchStages(ResearchRunBase):
         for query in queries:
             self.check_cancelled()
             try:
-                found = await client.search(query, limit=limit)
+                found = await client.search(query, limit=self._pool_limit(client, limit))
             except SourceError as exc:
                 errors.append({"query": query, "reason": exc.reason, "message": exc.message})
                 if exc.reason in SOURCE_DOWN:
@@ -290,6 +301,8 @@ class SearchStages(ResearchRunBase):
             kept, kept_records, kept_text, known, layers, known_layers, known_ids
         )
         survivors = [k for i, k in enumerate(kept) if i not in dropped_by_embedding]
+        if self.options.rank_by_relevance and survivors:
+            survivors = await self._ranked(survivors)
         selected = survivors[: max(0, self.options.max_sources)]
         over_limit = len(survivors) - len(selected)
         for i, item in enumerate(selected):
@@ -321,8 +334,32 @@ class SearchStages(ResearchRunBase):
             ),
             "dedup",
             0.15,
-            counts,
+            {
+                **counts,
+                "why": [
+                    {"title": k["candidate"]["title"], "why": k["why"]}
+                    for k in selected
+                    if k.get("why")
+                ],
+            },
         )
+
+    async def _ranked(self, survivors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The survivors by relevance to the workspace (its description, its sources'
+        centroid), papers the decomposition recommended by name first; each with its
+        score and why."""
+        async with self.ctx.db.session() as session:
+            centroid = await sources_repo.embedding_centroid(session, self.workspace_id)
+        candidates = [Candidate.model_validate(k["candidate"]) for k in survivors]
+        ranked = await rank_candidates(self.ctx.embedder, self.description, candidates, centroid)
+        ordered = []
+        for r in ranked:
+            item = survivors[r.index]
+            item["relevance"] = r.score
+            item["why"] = ("recommended by name; " if item.get("recommended") else "") + r.why
+            ordered.append(item)
+        ordered.sort(key=lambda k: not k.get("recommended"))  # stable: ranks kept
+        return ordered
 
     async def _embedding_layer(
         self,

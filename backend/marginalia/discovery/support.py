@@ -73,6 +73,9 @@ class ResearchOptions:
     # True (imports): an entry with neither full text nor abstract becomes a metadata-only
     # source (ingest/metadata_only.py) instead of failing.
     metadata_only: bool = False
+    # Rank what the searches found by relevance to the workspace before selecting
+    # (discovery/relevance.py); imports keep their entries' order and take them all.
+    rank_by_relevance: bool = True
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> ResearchOptions:
@@ -86,6 +89,7 @@ class ResearchOptions:
             sources=list(params["sources"]) if params.get("sources") else None,
             queries=list(params["queries"]) if params.get("queries") else None,
             metadata_only=bool(params.get("metadata_only", False)),
+            rank_by_relevance=bool(params.get("rank_by_relevance", True)),
         )
 
 
@@ -171,6 +175,7 @@ def merge_into(kept: dict[str, Any], other: Candidate) -> None:
         "openalex_id",
         "citation_count",
         "venue",
+        "pages",
         "year",
         "url",
         "file_key",
@@ -209,6 +214,8 @@ def candidate_metadata(candidate: Candidate, *, abstract_only: bool) -> SourceMe
         authors=list(candidate.authors),
         year=candidate.year,
         venue=candidate.venue,
+        pages=candidate.pages,
+        metadata_origins=dict(candidate.metadata_origins),
         abstract=candidate.abstract,
         url=candidate.url,
         pdf_url=candidate.pdf_url,

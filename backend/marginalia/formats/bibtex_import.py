@@ -139,6 +139,8 @@ def entry_to_record(entry: dict[str, str]) -> ImportRecord | ImportFailure:
         attachments=attachments,
         year=_year(entry),
         arxiv_id=_arxiv(entry),
+        pages=entry.get("pages"),
+        metadata_origins=entry.get("metadata-origin") or {},
         origin="bibtex",
         source_id=key,
     )

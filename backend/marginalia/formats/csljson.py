@@ -10,7 +10,7 @@ from typing import Any
 
 from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id, origins_text, parse_origins
 
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
 
@@ -43,6 +43,11 @@ def _year(item: dict[str, Any]) -> int | None:
         if match:
             return int(match.group(1))
     return None
+
+
+def _custom_origins(item: dict[str, Any]) -> dict[str, str]:
+    custom = item.get("custom")
+    return parse_origins(custom.get("metadata-origin")) if isinstance(custom, dict) else {}
 
 
 def _text(item: dict[str, Any], key: str) -> str | None:
@@ -98,6 +103,8 @@ def _record(item: Any, position: int) -> ImportRecord | ImportFailure:
         attachments=attachments,
         year=_year(item),
         arxiv_id=_arxiv(item),
+        pages=_text(item, "page"),
+        metadata_origins=_custom_origins(item),
         origin="csl-json",
         source_id=key,
     )
@@ -153,6 +160,8 @@ def to_csl_json(records: Sequence[ImportRecord], keys: Sequence[str] | None = No
             item["issued"] = {"date-parts": [[c.year]]}
         if c.venue:
             item["container-title"] = c.venue
+        if c.pages:
+            item["page"] = c.pages.replace("--", "-")
         if c.doi:
             item["DOI"] = c.doi
         if c.url:
@@ -163,5 +172,7 @@ def to_csl_json(records: Sequence[ImportRecord], keys: Sequence[str] | None = No
             item["abstract"] = c.abstract
         if record.notes:
             item["note"] = "\n\n".join(record.notes)
+        if c.metadata_origins:
+            item["custom"] = {"metadata-origin": origins_text(c.metadata_origins)}
         items.append(item)
     return json.dumps(items, ensure_ascii=False, indent=2) + "\n"

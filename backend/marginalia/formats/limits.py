@@ -39,6 +39,7 @@ BIBTEX_FIELDS: dict[str, int] = {
         for name in ("doi", "eprint", "eprinttype", "archiveprefix", "arxiv", "arxivid")
     },
     **{name: 200 for name in ("year", "date")},
+    **{name: 600 for name in ("pages", "metadata-origin")},
     **{name: 2 * limits.VENUE for name in ("number", "howpublished", "publisher")},
     **{name: limits.NOTE for name in ("note", "annote", "annotation")},
     "file": limits.ATTACHMENTS * limits.URL,

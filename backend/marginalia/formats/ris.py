@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 from marginalia.formats.limits import checked_record
 from marginalia.formats.records import ImportFailure, ImportFormatError, ImportRecord, ParsedImport
-from marginalia.sources.candidate import normalize_arxiv_id
+from marginalia.sources.candidate import normalize_arxiv_id, origins_text, parse_origins
 
 _LINE = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
 _CONFERENCE = re.compile(r"proceedings|conference|workshop|symposium|meeting|findings", re.I)
@@ -87,9 +87,27 @@ def _record(tags: dict[str, list[str]], position: int) -> ImportRecord | ImportF
         attachments=attachments,
         year=int(year.group(1)) if year else None,
         arxiv_id=arxiv,
+        pages=_pages(first("SP"), first("EP")),
+        metadata_origins=_origins(tags.get("C8", [])),
         origin="ris",
         source_id=first("ID"),
     )
+
+
+def _pages(start: str | None, end: str | None) -> str | None:
+    if start and end and end != start:
+        return f"{start}--{end}"
+    return start or None
+
+
+_ORIGIN_PREFIX = "metadata-origin:"
+
+
+def _origins(values: list[str]) -> dict[str, str]:
+    for value in values:
+        if value.strip().lower().startswith(_ORIGIN_PREFIX):
+            return parse_origins(value.strip()[len(_ORIGIN_PREFIX) :])
+    return {}
 
 
 def _identifier(note: str) -> bool:
@@ -156,6 +174,11 @@ def to_ris(records: Sequence[ImportRecord]) -> str:
             lines.append(("PY", str(c.year)))
         if c.venue:
             lines.append(("T2", c.venue))
+        if c.pages:
+            start, _, end = c.pages.partition("--")
+            lines.append(("SP", start))
+            if end:
+                lines.append(("EP", end))
         if c.doi:
             lines.append(("DO", c.doi))
         if c.url:
@@ -166,6 +189,8 @@ def to_ris(records: Sequence[ImportRecord]) -> str:
             lines.append(("AB", " ".join(c.abstract.split())))
         if c.source_id:
             lines.append(("ID", c.source_id))
+        if c.metadata_origins:
+            lines.append(("C8", _ORIGIN_PREFIX + " " + origins_text(c.metadata_origins)))
         lines += [("N1", " ".join(n.split())) for n in record.notes]
         lines.append(("ER", ""))
         out += [f"{tag}  - {value}".rstrip() for tag, value in lines]

@@ -49,6 +49,8 @@ async def store_metadata_only(
                 "authors": list(meta.authors),
                 "year": meta.year,
                 "venue": meta.venue,
+                "pages": meta.pages,
+                "metadata_origins": dict(meta.metadata_origins),
                 "abstract": meta.abstract,
                 "url": meta.url,
                 "normalized_url": normalized_url(meta.url) if meta.url else None,

@@ -14,7 +14,7 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -72,6 +72,8 @@ class SourceMetadata:
     authors: list[str] = field(default_factory=list)
     year: int | None = None
     venue: str | None = None
+    pages: str | None = None
+    metadata_origins: dict[str, str] = field(default_factory=dict)
     abstract: str | None = None
     url: str | None = None
     pdf_url: str | None = None
@@ -101,16 +103,7 @@ class IngestOutcome:
     upgraded: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "upgraded": self.upgraded,
-            "filename": self.filename,
-            "status": self.status,
-            "source_id": str(self.source_id),
-            "dedup_layer": self.dedup_layer,
-            "dedup_score": self.dedup_score,
-            "chunks": self.chunks,
-            "pages": self.pages,
-        }
+        return {**asdict(self), "source_id": str(self.source_id)}
 
 
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
@@ -337,6 +330,8 @@ async def _store(
         "authors": meta.authors or parsed.authors,
         "year": meta.year or parsed.year,
         "venue": meta.venue or parsed.venue,
+        "pages": meta.pages,
+        "metadata_origins": dict(meta.metadata_origins),
         "abstract": meta.abstract or parsed.abstract,
         "url": meta.url,
         "normalized_url": normalized_url(meta.url) if meta.url else None,

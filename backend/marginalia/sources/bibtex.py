@@ -12,7 +12,7 @@ from bibtexparser.latexenc import latex_to_unicode
 
 from marginalia import limits
 from marginalia.sources.bibtex_macros import MacroBomb, load_bounded
-from marginalia.sources.candidate import Candidate, normalize_arxiv_id
+from marginalia.sources.candidate import Candidate, normalize_arxiv_id, origins_text
 
 
 class BibtexError(ValueError):
@@ -142,6 +142,8 @@ def entry_to_candidate(entry: dict[str, str]) -> Candidate | None:
         doi=entry.get("doi"),
         arxiv_id=_arxiv_id(entry),
         venue=clean_latex(venue_raw) if venue_raw else None,
+        pages=entry.get("pages"),
+        metadata_origins=entry.get("metadata-origin") or {},
         origin="bibtex",
         source_id=entry.get("ID"),
     )
@@ -157,6 +159,7 @@ _FIELDS = {
     **{k: limits.URL for k in ("url", "file")},
     **{k: limits.IDENTIFIER for k in ("doi", "eprint", "archiveprefix", "eprinttype")},
     **{k: limits.IDENTIFIER for k in ("arxiv", "arxivid", "year", "date")},
+    **{k: 600 for k in ("pages", "metadata-origin")},
 }
 _EXPANDED_CHARS = 64 * 1024 * 1024
 
@@ -260,6 +263,8 @@ def record_to_entry(record: Candidate, key: str) -> dict[str, str]:
         entry["year"] = str(record.year)
     if record.doi:
         entry["doi"] = record.doi
+    if record.pages:
+        entry["pages"] = record.pages
     if record.url:
         entry["url"] = record.url
     if record.arxiv_id:
@@ -267,6 +272,8 @@ def record_to_entry(record: Candidate, key: str) -> dict[str, str]:
         entry["archiveprefix"] = "arXiv"
     if record.abstract:
         entry["abstract"] = escape_latex(record.abstract)
+    if record.metadata_origins:
+        entry["metadata-origin"] = origins_text(record.metadata_origins)
     return entry
 
 
@@ -276,11 +283,13 @@ _FIELD_ORDER = [
     "year",
     "journal",
     "booktitle",
+    "pages",
     "doi",
     "url",
     "eprint",
     "archiveprefix",
     "abstract",
+    "metadata-origin",
 ]
 
 

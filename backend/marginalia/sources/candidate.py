@@ -218,6 +218,10 @@ class Candidate(BaseModel):
     openalex_id: str | None = None
     citation_count: int | None = None
     venue: str | None = None
+    pages: str | None = None
+    # Per bibliographic field filled from elsewhere than the record itself: where from
+    # ({"doi": "catalog"}), kept through export and import (issue 36).
+    metadata_origins: dict[str, str] = Field(default_factory=dict)
     origin: Origin
     # The record's id inside its source: catalog id, BibTeX key, file name, ...
     source_id: str | None = None
@@ -229,6 +233,20 @@ class Candidate(BaseModel):
     # concepts/topics, OpenAlex referenced_works or unarXive bib_entries.
     concepts: list[MetadataConcept] = Field(default_factory=list)
     references: list[MetadataReference] = Field(default_factory=list)
+
+    @field_validator("pages", mode="before")
+    @classmethod
+    def _pages(cls, value: object) -> str | None:
+        return normalize_pages(value)
+
+    @field_validator("metadata_origins", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> dict[str, str]:
+        if isinstance(value, str):
+            return parse_origins(value)
+        if isinstance(value, dict):
+            return parse_origins(origins_text({str(k): str(v) for k, v in value.items()}))
+        return {}
 
     @field_validator("doi", mode="before")
     @classmethod
@@ -303,3 +321,40 @@ class Candidate(BaseModel):
         if self.openalex_id:
             keys.add("openalex:" + self.openalex_id)
         return keys
+
+
+# --- page ranges and field origins (issue 36) -----------------------------------------------
+
+_PAGE_RANGE = re.compile(r"^\s*([A-Za-z]?\d+)\s*(?:-{1,2}|\u2013|\u2014)\s*([A-Za-z]?\d+)\s*$")
+ORIGIN_FIELDS = ("doi", "pages", "venue", "year", "authors", "abstract", "arxiv_id")
+_ORIGIN_VALUE = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+
+
+def normalize_pages(value: object) -> str | None:
+    """A page range as BibTeX writes it ("4171--4186"; any dash between two numbers), a
+    single page or article number as given; None when empty or implausibly long."""
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    if not text or len(text) > 60:
+        return None
+    m = _PAGE_RANGE.match(text)
+    return f"{m.group(1)}--{m.group(2)}" if m else text
+
+
+def origins_text(origins: dict[str, str]) -> str:
+    """``{"doi": "catalog"}`` as the one-line form exports carry: ``doi=catalog``."""
+    return "; ".join(f"{k}={origins[k]}" for k in ORIGIN_FIELDS if k in origins)
+
+
+def parse_origins(text: object) -> dict[str, str]:
+    """The inverse of :func:`origins_text`; unknown fields and odd values are dropped."""
+    out: dict[str, str] = {}
+    if not isinstance(text, str):
+        return out
+    for part in text[:500].split(";"):
+        name, _, value = part.partition("=")
+        name, value = name.strip().lower(), value.strip().lower()
+        if name in ORIGIN_FIELDS and _ORIGIN_VALUE.match(value):
+            out[name] = value
+    return out

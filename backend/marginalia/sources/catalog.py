@@ -127,6 +127,7 @@ def record_to_candidate(record: dict[str, Any]) -> Candidate | None:
         doi=record.get("doi"),
         arxiv_id=record.get("arxiv_id"),
         venue=_text(record.get("venue")),
+        pages=record.get("pages") if isinstance(record.get("pages"), str) else None,
         origin="catalog",
         source_id=str(record["id"]) if record.get("id") is not None else None,
     )
@@ -172,8 +173,9 @@ def pdf_candidate(path: Path) -> Candidate:
 
 
 def load_catalog(path: str | Path) -> list[Candidate]:
-    """Candidates from a ``.jsonl`` file, or from every ``*.jsonl`` and ``*.pdf`` directly
-    inside a folder (sorted by name). Raises :class:`CatalogError` on unreadable input."""
+    """Candidates from a ``.jsonl`` file, or from every ``*.jsonl`` and ``*.pdf`` inside a
+    folder and its subfolders (sorted by path; hidden files and folders skipped). Raises
+    :class:`CatalogError` on unreadable input."""
     root = Path(path).expanduser()
     if root.is_file():
         if root.suffix.lower() == ".pdf":
@@ -182,8 +184,9 @@ def load_catalog(path: str | Path) -> list[Candidate]:
     if not root.is_dir():
         raise CatalogError(f"catalog path does not exist: {root}")
     out: list[Candidate] = []
-    for child in sorted(root.iterdir()):
-        if not child.is_file():
+    for child in sorted(root.rglob("*")):
+        relative = child.relative_to(root).parts
+        if not child.is_file() or any(part.startswith(".") for part in relative):
             continue
         suffix = child.suffix.lower()
         if suffix == ".jsonl":

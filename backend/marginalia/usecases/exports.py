@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.discovery.bibtex_io import source_to_candidate
+from marginalia.discovery.citation_graph import CatalogIndex, fill_from_catalog
+from marginalia.discovery.support import slug_of
 from marginalia.errors import ValidationFailed
 from marginalia.formats import obsidian
 from marginalia.formats import repository as formats_repo
@@ -21,9 +23,11 @@ from marginalia.formats.records import ImportRecord
 from marginalia.formats.ris import to_ris
 from marginalia.runtime import Runtime
 from marginalia.sources.bibtex import citation_keys
+from marginalia.sources.catalog import CatalogError
 from marginalia.usecases import knowledge as knowledge_usecase
 from marginalia.usecases import notes as notes_usecase
 from marginalia.usecases import sources as sources_usecase
+from marginalia.usecases.citations import catalog_index
 from marginalia.usecases.workspaces import get_workspace
 
 ExportFormat = Literal["bibtex", "ris", "csl-json"]
@@ -47,21 +51,65 @@ async def _records(
         quote = " ".join(h.text.split())
         extra = f" {' '.join(h.note.split())}" if h.note else ""
         highlights.setdefault(h.source_id, []).append(f"p. {h.page}: “{quote}”{extra}")
-    records = [
-        ImportRecord(
-            candidate=source_to_candidate(s),
-            notes=[*notes.get(s.id, []), *highlights.get(s.id, [])],
+    catalog = await _catalog(rt)
+    records = []
+    for s in sources:
+        candidate = source_to_candidate(s)
+        if catalog is not None:
+            candidate = fill_from_catalog(candidate, catalog)
+        records.append(
+            ImportRecord(
+                candidate=candidate, notes=[*notes.get(s.id, []), *highlights.get(s.id, [])]
+            )
         )
-        for s in sources
-    ]
     return sources, records
 
 
-async def export_bibliography(rt: Runtime, workspace_id: uuid.UUID, fmt: ExportFormat) -> str:
-    """The workspace's sources in ``fmt``, notes and highlights included."""
+async def _catalog(rt: Runtime) -> CatalogIndex | None:
+    """The configured catalog, the best metadata match of an exported entry; None when
+    there is none or it cannot be read (the export goes on with what the sources hold)."""
+    try:
+        return await asyncio.to_thread(catalog_index, rt.settings.catalog_path)
+    except CatalogError:
+        return None
+
+
+EXTENSIONS: dict[str, str] = {"bibtex": ".bib", "ris": ".ris", "csl-json": ".json"}
+MEDIA_TYPES: dict[str, str] = {
+    "bibtex": "application/x-bibtex",
+    "ris": "application/x-research-info-systems",
+    "csl-json": "application/vnd.citationstyles.csl+json",
+}
+
+
+def export_file_name(name: str | None, fmt: ExportFormat) -> str:
+    """A download's file name from a workspace's (or source's) name: ``my-review.bib``."""
+    return slug_of(name or "bibliography") + EXTENSIONS[fmt]
+
+
+async def export_selection(
+    rt: Runtime,
+    workspace_id: uuid.UUID,
+    fmt: ExportFormat,
+    source_ids: list[uuid.UUID] | None = None,
+) -> tuple[str, str]:
+    """``(text, file name)``: the workspace's sources (or the chosen ones of them) in
+    ``fmt``, the file named after the workspace."""
     if fmt not in EXPORT_FORMATS:
         raise ValidationFailed(f"unknown export format {fmt!r}; one of {', '.join(EXPORT_FORMATS)}")
+    workspace = await get_workspace(rt, workspace_id)
     _sources, records = await _records(rt, workspace_id)
+    if source_ids is not None:
+        wanted = {str(i) for i in source_ids}
+        present = {r.candidate.source_id for r in records}
+        missing = sorted(wanted - {str(p) for p in present})
+        if missing:
+            raise ValidationFailed(f"not sources of this workspace: {', '.join(missing[:5])}")
+        records = [r for r in records if r.candidate.source_id in wanted]
+    return _render(records, fmt), export_file_name(workspace.name, fmt)
+
+
+def _render(records: list[ImportRecord], fmt: ExportFormat) -> str:
     if not records:
         return "[]\n" if fmt == "csl-json" else ""
     if fmt == "ris":
@@ -69,6 +117,20 @@ async def export_bibliography(rt: Runtime, workspace_id: uuid.UUID, fmt: ExportF
     if fmt == "csl-json":
         return to_csl_json(records, keys=citation_keys([r.candidate for r in records]))
     return to_bibtex_with_notes(records)
+
+
+async def export_bibliography(rt: Runtime, workspace_id: uuid.UUID, fmt: ExportFormat) -> str:
+    """The workspace's sources in ``fmt``, notes and highlights included."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValidationFailed(f"unknown export format {fmt!r}; one of {', '.join(EXPORT_FORMATS)}")
+    _sources, records = await _records(rt, workspace_id)
+    return _render(records, fmt)
+
+
+async def export_source_bibtex_file(rt: Runtime, source_id: uuid.UUID) -> tuple[str, str]:
+    """``(BibTeX, file name)`` of one source, the file named after its title."""
+    source = await sources_usecase.get_source(rt, source_id)
+    return await export_source_bibtex(rt, source_id), export_file_name(source.title, "bibtex")
 
 
 async def export_source_bibtex(rt: Runtime, source_id: uuid.UUID) -> str:

@@ -167,6 +167,7 @@ async def import_job(ctx: JobContext) -> dict[str, Any]:
             per_source_limit=max(1, len(candidates)),
             fetch=bool(ctx.params.get("fetch", True)),
             metadata_only=bool(ctx.params.get("metadata_only", False)),
+            rank_by_relevance=False,
         ),
         clients=[StaticSource(fmt, candidates)],
     )

@@ -157,11 +157,16 @@ export function useJobAction() {
 export function useStartResearch(workspaceId: string) {
   const qc = useQueryClient()
   return useMutation({
-    mutationFn: async ({ description, max_sources = 30, fetch = true }: { description: string; max_sources?: number; fetch?: boolean }) =>
+    mutationFn: async ({
+      description,
+      max_sources = 30,
+      fetch = true,
+      save_description = false,
+    }: { description: string; max_sources?: number; fetch?: boolean; save_description?: boolean }) =>
       unwrap(
         await api.POST('/api/workspaces/{workspace_id}/research', {
           params: { path: { workspace_id: workspaceId } },
-          body: { description, max_sources, fetch },
+          body: { description, max_sources, fetch, save_description },
         }),
       ),
     onSuccess: () => {
@@ -286,6 +291,61 @@ export function useSignOut() {
     onSuccess: () => {
       qc.clear()
       void qc.invalidateQueries({ queryKey: meKey })
+    },
+  })
+}
+
+// Citation chasing (issue 36): a source's references / citing works, and adding chosen works.
+export function useCitationList(sourceId: string, direction: 'references' | 'cited-by', poll = false) {
+  return useQuery({
+    queryKey: ['citations', sourceId, direction] as const,
+    // While added works are being imported, look again until they are in the workspace.
+    refetchInterval: poll ? 3000 : false,
+    queryFn: async () => {
+      const path = { params: { path: { source_id: sourceId } } }
+      return direction === 'references'
+        ? unwrap(await api.GET('/api/sources/{source_id}/references', path))
+        : unwrap(await api.GET('/api/sources/{source_id}/cited-by', path))
+    },
+  })
+}
+
+export function useSuggestions(workspaceId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: ['suggestions', workspaceId] as const,
+    enabled,
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/workspaces/{workspace_id}/suggestions', {
+          params: { path: { workspace_id: workspaceId }, query: { limit: 30 } },
+        }),
+      ),
+  })
+}
+
+export type WorkToAdd = {
+  title?: string | null
+  doi?: string | null
+  arxiv_id?: string | null
+  openalex_id?: string | null
+  catalog_id?: string | null
+  year?: number | null
+}
+
+export function useAddWorks(workspaceId: string) {
+  const qc = useQueryClient()
+  return useMutation({
+    mutationFn: async (works: WorkToAdd[]) =>
+      unwrap(
+        await api.POST('/api/workspaces/{workspace_id}/works', {
+          params: { path: { workspace_id: workspaceId } },
+          body: { works, fetch: true },
+        }),
+      ),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: keys.jobs })
+      void qc.invalidateQueries({ queryKey: ['citations'] })
+      void qc.invalidateQueries({ queryKey: ['suggestions', workspaceId] })
     },
   })
 }

@@ -342,6 +342,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sources/{source_id}/cited-by": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The known works citing a source (workspace sources, catalog records, OpenAlex) */
+        get: operations["get_cited_by_api_sources__source_id__cited_by_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}/file": {
         parameters: {
             query?: never;
@@ -413,6 +430,23 @@ export interface paths {
         };
         /** Per-page text (chunk offsets point into it) */
         get: operations["source_pages_api_sources__source_id__pages_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sources/{source_id}/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The known works a source cites (its PDF's reference list and its record's, resolved to workspace sources, catalog records and OpenAlex works) */
+        get: operations["get_references_api_sources__source_id__references_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -536,6 +570,23 @@ export interface paths {
         };
         /** List Conversations */
         get: operations["list_conversations_api_workspaces__workspace_id__conversations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's sources (or the chosen ones) as BibTeX, RIS or CSL-JSON, with notes and highlights; DOI, pages and venue filled from the catalog's record of the same work where the source lacks them (their origin in metadata-origin) */
+        get: operations["export_workspace_api_workspaces__workspace_id__export_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -756,6 +807,23 @@ export interface paths {
         put?: never;
         /** Upload documents (PDF, HTML, Markdown, text); returns the ingest job and each file's outcome */
         post: operations["upload_sources_api_workspaces__workspace_id__sources_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workspaces/{workspace_id}/suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Works not in the workspace, ranked by how many of its sources cite them or are cited by them (co-citation, bibliographic coupling), each with why */
+        get: operations["get_suggestions_api_workspaces__workspace_id__suggestions_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1004,10 +1072,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{workspace_id}/works": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add chosen works (from a references, cited-by or suggestions list) through the import: dedup against the workspace, fetch, ingest; returns the job */
+        post: operations["add_works_api_workspaces__workspace_id__works_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AddWorksRequest */
+        AddWorksRequest: {
+            /**
+             * Fetch
+             * @description false: abstracts/metadata only
+             * @default true
+             */
+            fetch: boolean;
+            /** Works */
+            works: components["schemas"]["WorkIn"][];
+        };
         /**
          * AnswerClaim
          * @description One claim of an answer: what it says, the passages it cites, a verbatim quote,
@@ -1300,6 +1396,32 @@ export interface components {
             /** Token Count */
             token_count: number;
         };
+        /** CitationList */
+        CitationList: {
+            /**
+             * Direction
+             * @enum {string}
+             */
+            direction: "references" | "cited-by";
+            /**
+             * Notes
+             * @description what could not be consulted
+             */
+            notes?: string[];
+            /**
+             * Source Id
+             * Format: uuid
+             */
+            source_id: string;
+            /**
+             * Unresolved
+             * @description entries of the reference list matching no known work
+             * @default 0
+             */
+            unresolved: number;
+            /** Works */
+            works: components["schemas"]["CitedWork"][];
+        };
         /**
          * CitationLocation
          * @description Where a claim's quote stands in one passage it cites: from ``char_start`` of page
@@ -1350,6 +1472,59 @@ export interface components {
             source_id: string;
             /** Title */
             title: string | null;
+        };
+        /**
+         * CitedWork
+         * @description One work in a references / cited-by / suggestions list.
+         */
+        CitedWork: {
+            /** Arxiv Id */
+            arxiv_id?: string | null;
+            /** Authors */
+            authors?: string[];
+            /**
+             * Catalog Id
+             * @description the record's id in the catalog
+             */
+            catalog_id?: string | null;
+            /** Doi */
+            doi?: string | null;
+            /** In Workspace */
+            in_workspace: boolean;
+            /**
+             * Match
+             * @description how the entry was resolved: doi, arxiv, openalex or title
+             */
+            match?: string | null;
+            /** Openalex Id */
+            openalex_id?: string | null;
+            /**
+             * Origin
+             * @description where the link was found: the PDF's printed reference list, the catalog's reference data (unarXive bib_entries), OpenAlex, or the workspace's stored citations
+             * @enum {string}
+             */
+            origin: "pdf-references" | "catalog" | "openalex" | "workspace";
+            /**
+             * Origins
+             * @description every place it was found
+             */
+            origins?: ("pdf-references" | "catalog" | "openalex" | "workspace")[];
+            /**
+             * Reference Text
+             * @description the entry as printed
+             */
+            reference_text?: string | null;
+            /**
+             * Source Id
+             * @description the workspace source it is, when in_workspace
+             */
+            source_id?: string | null;
+            /** Title */
+            title: string;
+            /** Venue */
+            venue?: string | null;
+            /** Year */
+            year?: number | null;
         };
         /** ClaimView */
         ClaimView: {
@@ -2143,7 +2318,7 @@ export interface components {
         ResearchRequest: {
             /**
              * Description
-             * @description What to research; saved as the workspace description. Omitted: the workspace's current description.
+             * @description What to research (the workspace's description is kept unless save_description). Omitted: the workspace's current description.
              */
             description?: string | null;
             /**
@@ -2165,6 +2340,12 @@ export interface components {
              * @description search these instead of the decomposition's
              */
             queries?: string[] | null;
+            /**
+             * Save Description
+             * @description true: this text becomes the workspace's description
+             * @default false
+             */
+            save_description: boolean;
             /**
              * Sources
              * @description restrict to these sources: arxiv, openalex, brave, catalog
@@ -2342,6 +2523,70 @@ export interface components {
             label: string;
             /** Question */
             question: string;
+        };
+        /** Suggestion */
+        Suggestion: {
+            /** Arxiv Id */
+            arxiv_id?: string | null;
+            /** Authors */
+            authors?: string[];
+            /**
+             * Catalog Id
+             * @description the record's id in the catalog
+             */
+            catalog_id?: string | null;
+            /**
+             * Cited By Sources
+             * @description workspace sources that cite it
+             */
+            cited_by_sources?: string[];
+            /**
+             * Cites Sources
+             * @description workspace sources it cites
+             */
+            cites_sources?: string[];
+            /** Doi */
+            doi?: string | null;
+            /** In Workspace */
+            in_workspace: boolean;
+            /**
+             * Match
+             * @description how the entry was resolved: doi, arxiv, openalex or title
+             */
+            match?: string | null;
+            /** Openalex Id */
+            openalex_id?: string | null;
+            /**
+             * Origin
+             * @description where the link was found: the PDF's printed reference list, the catalog's reference data (unarXive bib_entries), OpenAlex, or the workspace's stored citations
+             * @enum {string}
+             */
+            origin: "pdf-references" | "catalog" | "openalex" | "workspace";
+            /**
+             * Origins
+             * @description every place it was found
+             */
+            origins?: ("pdf-references" | "catalog" | "openalex" | "workspace")[];
+            /**
+             * Reference Text
+             * @description the entry as printed
+             */
+            reference_text?: string | null;
+            /** Score */
+            score: number;
+            /**
+             * Source Id
+             * @description the workspace source it is, when in_workspace
+             */
+            source_id?: string | null;
+            /** Title */
+            title: string;
+            /** Venue */
+            venue?: string | null;
+            /** Why */
+            why: string;
+            /** Year */
+            year?: number | null;
         };
         /**
          * SynthesisAnswer
@@ -2752,6 +2997,21 @@ export interface components {
             slug: string;
             /** Title */
             title: string;
+        };
+        /** WorkIn */
+        WorkIn: {
+            /** Arxiv Id */
+            arxiv_id?: string | null;
+            /** Catalog Id */
+            catalog_id?: string | null;
+            /** Doi */
+            doi?: string | null;
+            /** Openalex Id */
+            openalex_id?: string | null;
+            /** Title */
+            title?: string | null;
+            /** Year */
+            year?: number | null;
         };
         /** WorkspaceCreate */
         WorkspaceCreate: {
@@ -4670,6 +4930,64 @@ export interface operations {
             };
         };
     };
+    get_cited_by_api_sources__source_id__cited_by_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CitationList"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     source_file_api_sources__source_id__file_get: {
         parameters: {
             query?: never;
@@ -5019,6 +5337,64 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_references_api_sources__source_id__references_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CitationList"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5803,6 +6179,70 @@ export interface operations {
             };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    export_workspace_api_workspaces__workspace_id__export_get: {
+        parameters: {
+            query?: {
+                format?: "bibtex" | "ris" | "csl-json";
+                /** @description export only these sources (repeat the parameter) */
+                source_id?: string[] | null;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the bibliography file, named after the workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.citationstyles.csl+json": unknown;
+                    "application/x-bibtex": unknown;
+                    "application/x-research-info-systems": unknown;
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6920,6 +7360,66 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    get_suggestions_api_workspaces__workspace_id__suggestions_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suggestion"][];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8140,6 +8640,86 @@ export interface operations {
             };
             /** @description Not found, or not shared with you */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    add_works_api_workspaces__workspace_id__works_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddWorksRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -60,3 +60,25 @@ describe('ingestProgress (event shapes of ingest/jobs.py)', () => {
     expect(ingestProgress(['a.pdf', 'b.pdf'], events, null)[1]).toMatchObject({ stage: 'embedding', fraction: 0.3 })
   })
 })
+
+describe('researchProgress: why each paper was selected (issue 36)', () => {
+  it('keeps the dedup event’s why list and drops malformed entries', () => {
+    const p = researchProgress([
+      ev('dedup', '30 found → 20 unique → 2 selected', {
+        found: 30, unique: 20, selected: 2,
+        why: [
+          { title: 'SPECTER', why: 'similar to the description (0.71); shares “citation”' },
+          { title: 7, why: 'not a title' },
+          null,
+          { title: 'S2ORC', why: 'similar to the description (0.55)' },
+        ],
+      }, 0.15),
+    ])
+    expect(p.why.map((w) => w.title)).toEqual(['SPECTER', 'S2ORC'])
+    expect(p.why[0]?.why).toContain('similar to the description')
+  })
+
+  it('has no why before the dedup stage', () => {
+    expect(researchProgress([]).why).toEqual([])
+  })
+})

@@ -15,6 +15,8 @@ export interface ResearchProgress {
   queries: string[]
   sources: ExternalSourceState[]
   dedup: { found: number; unique: number; duplicates: number; known: number; selected: number; overLimit: number } | null
+  // Why each selected paper was picked (its relevance to the workspace; issue 36).
+  why: Array<{ title: string; why: string }>
   fetched: number
   fetchFailed: number
   ingested: number
@@ -48,7 +50,7 @@ export function reasonText(reason: string | null): string {
 
 export function researchProgress(events: JobEvent[]): ResearchProgress {
   const p: ResearchProgress = {
-    intent: null, queries: [], sources: [], dedup: null,
+    intent: null, queries: [], sources: [], dedup: null, why: [],
     fetched: 0, fetchFailed: 0, ingested: 0, ingestFailed: 0, linked: 0, landed: [],
   }
   const byName = new Map<string, ExternalSourceState>()
@@ -85,6 +87,9 @@ export function researchProgress(events: JobEvent[]): ResearchProgress {
         found: num(d.found), unique: num(d.unique), duplicates: num(d.duplicates_total),
         known: num(d.known_total), selected: num(d.selected), overLimit: num(d.over_limit),
       }
+      if (Array.isArray(d.why))
+        p.why = d.why
+          .filter((w): w is { title: string; why: string } => !!w && typeof w === 'object' && typeof (w as { title?: unknown }).title === 'string' && typeof (w as { why?: unknown }).why === 'string')
     } else if (e.stage === 'fetch') {
       if (d.status === 'ok') p.fetched += 1
       else if (d.status === 'failed') p.fetchFailed += 1

@@ -70,11 +70,11 @@ async def export_source_highlights(source_id: uuid.UUID, rt: RuntimeDep) -> Plai
 async def export_source_bibtex(source_id: uuid.UUID, rt: RuntimeDep) -> Response:
     """The source as one BibTeX entry, its notes and highlights (quote, page, note) in
     ``annote``."""
-    text = await exports.export_source_bibtex(rt, source_id)
+    text, name = await exports.export_source_bibtex_file(rt, source_id)
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="source-{source_id}.bib"'},
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
 

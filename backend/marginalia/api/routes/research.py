@@ -4,9 +4,9 @@ runs the flow; progress streams from ``GET /api/jobs/{id}/events``)."""
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Response, status
+from fastapi import APIRouter, Body, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from marginalia.api.deps import RuntimeDep
@@ -25,8 +25,11 @@ class ResearchRequest(BaseModel):
     description: str | None = Field(
         default=None,
         max_length=4000,
-        description="What to research; saved as the workspace description. "
-        "Omitted: the workspace's current description.",
+        description="What to research (the workspace's description is kept unless "
+        "save_description). Omitted: the workspace's current description.",
+    )
+    save_description: StrictBool = Field(
+        default=False, description="true: this text becomes the workspace's description"
     )
     max_sources: StrictInt = Field(default=30, ge=1, le=200, description="sources ingested at most")
     per_source_limit: StrictInt | None = Field(default=None, ge=1, le=100)
@@ -55,7 +58,7 @@ async def start_research(
         rt,
         workspace_id,
         description=request.description,
-        save_description=True,
+        save_description=request.save_description,
         max_sources=request.max_sources,
         per_source_limit=request.per_source_limit,
         queries=request.queries,
@@ -88,9 +91,39 @@ async def import_bibtex(
     summary="The workspace's sources as BibTeX, notes and highlights in annote",
 )
 async def get_bibtex(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
-    text = await exports.export_bibliography(rt, workspace_id, "bibtex")
+    text, name = await exports.export_selection(rt, workspace_id, "bibtex")
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="workspace-{workspace_id}.bib"'},
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.get(
+    "/{workspace_id}/export",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {media: {} for media in exports.MEDIA_TYPES.values()},
+            "description": "the bibliography file, named after the workspace",
+        }
+    },
+    summary="The workspace's sources (or the chosen ones) as BibTeX, RIS or CSL-JSON, with "
+    "notes and highlights; DOI, pages and venue filled from the catalog's record of the "
+    "same work where the source lacks them (their origin in metadata-origin)",
+)
+async def export_workspace(
+    workspace_id: uuid.UUID,
+    rt: RuntimeDep,
+    format: Annotated[Literal["bibtex", "ris", "csl-json"], Query()] = "bibtex",
+    source_id: Annotated[
+        list[uuid.UUID] | None,
+        Query(max_length=1000, description="export only these sources (repeat the parameter)"),
+    ] = None,
+) -> Response:
+    text, name = await exports.export_selection(rt, workspace_id, format, source_id)
+    return Response(
+        text,
+        media_type=f"{exports.MEDIA_TYPES[format]}; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -154,12 +155,16 @@ async def insert_source(
 #: Bibliographic columns an upgrade keeps from the metadata-only source when it has them
 #: (the imported record knows them better than a parsed PDF does).
 _KEPT_ON_UPGRADE = (
+    "pages",
+    "metadata_origins",
     "metadata_concepts",
     "metadata_references",
     "title",
     "authors",
     "year",
     "venue",
+    "pages",
+    "metadata_origins",
     "abstract",
     "url",
     "normalized_url",
@@ -437,3 +442,20 @@ async def ids_by_file_name(session: AsyncSession, workspace_id: uuid.UUID) -> di
         )
     )
     return {str(name): sid for sid, name in result.all() if name}
+
+
+async def embedding_centroid(session: AsyncSession, workspace_id: uuid.UUID) -> list[float] | None:
+    """The mean of the workspace's ready sources' mean embeddings (None without any)."""
+    result = await session.execute(
+        select(func.avg(col(Source.mean_embedding))).where(
+            col(Source.workspace_id) == workspace_id,
+            col(Source.status) == "ready",
+            col(Source.mean_embedding).is_not(None),
+        )
+    )
+    value = result.scalar_one_or_none()
+    if value is None:
+        return None
+    if isinstance(value, str):  # pgvector's avg() comes back as its text form "[…]"
+        value = json.loads(value)
+    return [float(x) for x in value]

@@ -226,3 +226,55 @@ async def citation_counts(
         by, cites = out.get(e.citing, (0, 0))
         out[e.citing] = (by, cites + 1)
     return out
+
+
+@dataclass(frozen=True)
+class SourceWork:
+    """What citation chasing lists of a workspace source."""
+
+    id: uuid.UUID
+    kind: str
+    title: str | None
+    year: int | None
+    doi: str | None
+    arxiv_id: str | None
+    openalex_id: str | None
+    authors: list[str]
+    venue: str | None
+    metadata_references: list[dict[str, object]]
+
+
+async def source_works(
+    session: AsyncSession, workspace_id: uuid.UUID, ids: Sequence[uuid.UUID] | None = None
+) -> list[SourceWork]:
+    """The workspace's ready sources (with ``ids``: those of them) as works."""
+    query = select(
+        col(Source.id),
+        col(Source.kind),
+        col(Source.title),
+        col(Source.year),
+        col(Source.doi),
+        col(Source.arxiv_id),
+        col(Source.openalex_id),
+        col(Source.authors),
+        col(Source.venue),
+        col(Source.metadata_references),
+    ).where(col(Source.workspace_id) == workspace_id, col(Source.status) == "ready")
+    if ids is not None:
+        query = query.where(col(Source.id).in_(list(ids)))
+    result = await session.execute(query.order_by(col(Source.created_at), col(Source.id)))
+    return [
+        SourceWork(
+            id=r[0],
+            kind=r[1],
+            title=r[2],
+            year=r[3],
+            doi=r[4],
+            arxiv_id=r[5],
+            openalex_id=r[6],
+            authors=list(r[7] or []),
+            venue=r[8],
+            metadata_references=list(r[9] or []),
+        )
+        for r in result.all()
+    ]

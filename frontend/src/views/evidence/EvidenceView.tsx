@@ -229,7 +229,7 @@ function GapItem({ gap, workspaceId }: { gap: Gap; workspaceId: string }) {
       unwrap(
         await api.POST('/api/workspaces/{workspace_id}/research', {
           params: { path: { workspace_id: workspaceId } },
-          body: { queries: gap.research.queries, max_sources: gap.research.max_sources, fetch: true },
+          body: { queries: gap.research.queries, max_sources: gap.research.max_sources, fetch: true, save_description: false },
         }),
       ),
     onSuccess: (job) => {

@@ -13,13 +13,15 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
   const [topic, setTopic] = useState(workspace.description)
   const [maxSources, setMaxSources] = useState(30)
   const [fullText, setFullText] = useState(true)
+  // The workspace's description changes only when asked (issue 36).
+  const [saveDescription, setSaveDescription] = useState(false)
   const [jobId, setJobId] = useState<string | null>(null)
   const start = useStartResearch(workspace.id)
   const watchJob = useUi((s) => s.watchJob)
   const submit = (e: FormEvent) => {
     e.preventDefault()
     start.mutate(
-      { description: topic.trim(), max_sources: maxSources, fetch: fullText },
+      { description: topic.trim(), max_sources: maxSources, fetch: fullText, save_description: saveDescription },
       {
         onSuccess: (job) => {
           watchJob(job.id)
@@ -55,6 +57,10 @@ export function ResearchPanel({ workspace }: { workspace: WorkspaceDetail }) {
           <label className="flex items-center gap-1">
             <input type="checkbox" checked={fullText} onChange={(e) => setFullText(e.target.checked)} data-testid="research-fulltext" />
             fetch full text
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" checked={saveDescription} onChange={(e) => setSaveDescription(e.target.checked)} data-testid="research-save-description" />
+            make it the workspace description
           </label>
           <span className="flex-1" />
           <Button type="submit" variant="primary" size="sm" disabled={!topic.trim() || start.isPending}>
@@ -107,6 +113,19 @@ export function ResearchProgressView({ jobId, workspaceId }: { jobId: string; wo
           {p.dedup.found} found → {p.dedup.unique} unique ({p.dedup.duplicates} duplicates, {p.dedup.known} already here) → {p.dedup.selected} selected
           {p.dedup.overLimit ? ` (${p.dedup.overLimit} over the limit)` : ''}
         </p>
+      )}
+      {p.why.length > 0 && (
+        <details className="text-xs" data-testid="research-why">
+          <summary className="cursor-pointer">Why these papers</summary>
+          <ul className="mt-1 space-y-1">
+            {p.why.map((w) => (
+              <li key={w.title}>
+                <span className="font-medium">{w.title}</span>
+                <span className="text-stone-600 dark:text-stone-400"> — {w.why}</span>
+              </li>
+            ))}
+          </ul>
+        </details>
       )}
       {(p.fetched > 0 || p.ingested > 0 || p.fetchFailed > 0) && (
         <dl className="grid grid-cols-4 gap-1 text-center text-xs">

@@ -7,6 +7,8 @@ import { Button } from '../../ui/Button'
 import { ConfirmDialog, Dialog } from '../../ui/Dialog'
 import { ErrorText, Input } from '../../ui/Field'
 import { cx } from '../../lib/cx'
+import { BibliographyExport } from './BibliographyExport'
+import { SourceCitations } from './SourceCitations'
 
 // Per-paper Q&A is the chat component scoped to one source; its code loads when opened.
 const ChatPanel = lazy(async () => ({ default: (await import('../chat/ChatPanel')).ChatPanel }))
@@ -62,6 +64,15 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
   const setFilter = useUi((s) => s.setSourceFilter)
   const [deleting, setDeleting] = useState<Source | null>(null)
   const [asking, setAsking] = useState<Source | null>(null)
+  const [citing, setCiting] = useState<Source | null>(null)
+  const [selected, setSelected] = useState<Set<string>>(new Set())
+  const toggle = (id: string) =>
+    setSelected((old) => {
+      const next = new Set(old)
+      if (next.has(id)) next.delete(id)
+      else next.add(id)
+      return next
+    })
   const remove = useDeleteSource(workspaceId)
 
   const rows = useMemo(() => {
@@ -91,10 +102,13 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
         <h2 id="sources-heading" className="font-semibold">
           Sources <span className="font-normal text-stone-600 dark:text-stone-400">({list.length})</span>
         </h2>
-        <label className="w-full sm:w-64">
-          <span className="sr-only">Filter sources</span>
-          <Input type="search" placeholder="Filter by title, author, venue, year…" value={filter} onChange={(e) => setFilter(e.target.value)} className="h-8" />
-        </label>
+        <div className="flex w-full items-center gap-2 sm:w-auto">
+          <label className="w-full sm:w-64">
+            <span className="sr-only">Filter sources</span>
+            <Input type="search" placeholder="Filter by title, author, venue, year…" value={filter} onChange={(e) => setFilter(e.target.value)} className="h-8" />
+          </label>
+          <BibliographyExport workspaceId={workspaceId} selected={list.filter((s) => selected.has(s.id)).map((s) => s.id)} />
+        </div>
       </div>
       <ErrorText error={sources.error} />
       {sources.isPending && <p className="p-4 text-sm text-stone-600 dark:text-stone-400">Loading sources…</p>}
@@ -106,6 +120,9 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
           <table className="w-full text-left text-sm">
             <thead className="text-stone-600 dark:text-stone-400">
               <tr>
+                <th scope="col" className="w-8 px-2 py-2">
+                  <span className="sr-only">Select</span>
+                </th>
                 {header('title', 'Title')}
                 {header('year', 'Year', 'hidden sm:table-cell')}
                 <th scope="col" className="hidden px-2 py-2 font-medium lg:table-cell">Venue</th>
@@ -121,6 +138,9 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
             <tbody>
               {rows.map((s) => (
                 <tr key={s.id} data-testid="source-item" data-source-id={s.id} className="border-t border-stone-100 align-top dark:border-stone-800">
+                  <td className="px-2 py-2">
+                    <input type="checkbox" checked={selected.has(s.id)} onChange={() => toggle(s.id)} aria-label={`Select ${s.title ?? s.file_name ?? 'this source'}`} data-testid="source-select" />
+                  </td>
                   <td className="max-w-md px-2 py-2">
                     <div className="font-medium">{s.title || s.file_name || 'Untitled'}</div>
                     <div className="text-xs text-stone-600 dark:text-stone-400">
@@ -143,6 +163,9 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
                       </Button>
                       <Button size="sm" variant="ghost" asChild>
                         <Link to={`read/${s.id}`} aria-label={`Read ${s.title ?? s.file_name ?? 'this source'}`}>Read</Link>
+                      </Button>
+                      <Button size="sm" variant="ghost" onClick={() => setCiting(s)} aria-label={`Citations of ${s.title ?? s.file_name ?? 'this source'}`} disabled={s.status !== 'ready'}>
+                        Citations
                       </Button>
                       <Button size="sm" variant="ghost" onClick={() => setDeleting(s)} aria-label={`Delete ${s.title ?? s.file_name ?? 'this source'}`}>
                         Delete
@@ -168,6 +191,11 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
         onConfirm={() => deleting && remove.mutate(deleting.id, { onSuccess: () => setDeleting(null) })}
       />
       <ErrorText error={remove.error} />
+      {citing && (
+        <Dialog open onOpenChange={(o) => !o && setCiting(null)} title={`Citations: ${citing.title ?? citing.file_name ?? 'this source'}`} description="The known works it cites and that cite it; tick those to add." wide>
+          <SourceCitations workspaceId={workspaceId} sourceId={citing.id} />
+        </Dialog>
+      )}
       {asking && (
         <Dialog open onOpenChange={(o) => !o && setAsking(null)} title={`Ask: ${asking.title ?? asking.file_name ?? 'this source'}`} description="Only this paper's passages are searched." wide>
           <Suspense fallback={<p className="text-sm">Loading…</p>}>

@@ -4,6 +4,7 @@ import { SourcesTable } from './SourcesTable'
 import { JobPanel } from './JobPanel'
 import { UploadPanel } from './UploadPanel'
 import { ResearchPanel } from './ResearchPanel'
+import { SuggestionsPanel } from './SuggestionsPanel'
 
 export function WorkspaceHome() {
   const workspace = useOutletContext<WorkspaceDetail>()
@@ -15,6 +16,7 @@ export function WorkspaceHome() {
       <aside className="grid min-w-0 content-start gap-5" aria-label="Add sources and jobs">
         <UploadPanel workspaceId={workspace.id} />
         <ResearchPanel workspace={workspace} />
+        <SuggestionsPanel workspaceId={workspace.id} />
         <JobPanel workspaceId={workspace.id} />
       </aside>
     </main>

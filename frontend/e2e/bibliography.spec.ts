@@ -1,0 +1,114 @@
+// Issue 36: the workspace's bibliography out of the web app and back in, and citation
+// chasing from the sources view — against a real `marginalia serve` whose catalog is the
+// shared ACL 2020 one.
+import { expect, test, type APIRequestContext } from '@playwright/test'
+import fs from 'node:fs'
+import { createWorkspace, uploadAndWait } from './helpers'
+
+// A user's library: SPECTER without DOI, pages or venue (the catalog has them), and a
+// paper the catalog does not hold, with its own pages and DOI.
+const LIBRARY = String.raw`
+@inproceedings{cohan2020specter,
+  title = {{SPECTER}: Document-level Representation Learning using Citation-informed Transformers},
+  author = {Cohan, Arman and Feldman, Sergey and Beltagy, Iz and Downey, Doug and Weld, Daniel},
+  year = {2020},
+  abstract = {Representation learning is a critical ingredient for natural language processing systems.},
+}
+@article{roe2019widgets,
+  title = {On the Careful Ranking of Widgets in Large Warehouses},
+  author = {Roe, Jane},
+  year = {2019},
+  journal = {Journal of Widgets},
+  pages = {12-30},
+  doi = {10.5555/widgets.2019},
+}
+`
+
+async function importBibtex(request: APIRequestContext, workspaceId: string, text: string): Promise<void> {
+  const res = await request.post(`/api/workspaces/${workspaceId}/bibtex?fetch=false`, {
+    data: text,
+    headers: { 'content-type': 'application/x-bibtex' },
+  })
+  expect(res.status()).toBe(202)
+  const job = await res.json()
+  await expect
+    .poll(async () => (await (await request.get(`/api/jobs/${job.id}`)).json()).status, { timeout: 120_000 })
+    .toBe('succeeded')
+}
+
+test('export the BibTeX from the sources view, re-import it into an empty workspace, compare', async ({ page, request }) => {
+  const name = `Bibliography ${Date.now()}`
+  const workspaceId = await createWorkspace(page, name, 'representation learning of scientific documents')
+  await importBibtex(request, workspaceId, LIBRARY)
+  await page.reload()
+  await expect(page.getByTestId('source-item')).toHaveCount(2)
+
+  await page.getByTestId('export-bibliography').click()
+  await page.getByTestId('export-format-bibtex').check()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-download').click()])
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-')
+  expect(download.suggestedFilename()).toBe(`${slug}.bib`)
+  const exported = fs.readFileSync((await download.path()) as string, 'utf8')
+  expect(exported.match(/^@/gm)).toHaveLength(2)
+  // filled from the catalog's record of SPECTER, with the origin said
+  expect(exported).toContain('10.18653/v1/2020.acl-main.207')
+  expect(exported).toMatch(/pages = \{2270--2282\}/)
+  expect(exported).toMatch(/metadata-origin = \{doi=catalog; pages=catalog; venue=catalog\}/)
+  expect(exported).toMatch(/pages = \{12--30\}/)
+
+  // into an empty workspace: the same entries come back out, field for field
+  const empty = await (await request.post('/api/workspaces', { data: { name: `${name} copy`, description: '' } })).json()
+  await importBibtex(request, empty.id, exported)
+  const again = await (await request.get(`/api/workspaces/${empty.id}/export?format=bibtex`)).text()
+  expect(again).toBe(exported)
+
+  // a selection exports only the chosen source
+  await page.getByRole('checkbox', { name: /Select On the Careful Ranking/ }).check()
+  await page.getByTestId('export-bibliography').click()
+  await page.getByTestId('export-format-ris').check()
+  const [one] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-download').click()])
+  expect(one.suggestedFilename()).toBe(`${slug}.ris`)
+  const ris = fs.readFileSync((await one.path()) as string, 'utf8')
+  expect(ris.match(/^TY {2}-/gm)).toHaveLength(1)
+  expect(ris).toContain('TI  - On the Careful Ranking of Widgets in Large Warehouses')
+})
+
+test('the references panel lists a paper’s known references and adds the selected one', async ({ page, request }) => {
+  const workspaceId = await createWorkspace(page, `Chasing ${Date.now()}`, 'child-directed speech')
+  const body = 'We study how speech directed to children differs from speech directed to adults. '.repeat(12)
+  const paper = [
+    '# Acoustic Cues in Caregiver Speech Across Languages',
+    '',
+    '## Abstract',
+    '',
+    body,
+    '',
+    '## Introduction',
+    '',
+    body,
+    '',
+    '## References',
+    '',
+    '- Lieke Gelderloos, Grzegorz Chrupała, and Afra Alishahi. 2020. Learning to understand child-directed and adult-directed speech. In ACL.',
+    '- Jane Roe. 2017. A study of nothing in particular about the ranking of widgets. In Proceedings of Nowhere.',
+  ].join('\n')
+  await uploadAndWait(page, [], [{ name: 'caregiver.md', mimeType: 'text/markdown', buffer: Buffer.from(paper) }])
+  const row = page.getByTestId('source-item').filter({ hasText: 'Acoustic Cues' })
+  await expect(row).toBeVisible()
+  await row.getByRole('button', { name: /Citations of/ }).click()
+  const panel = page.getByTestId('source-citations')
+  await expect(panel).toBeVisible()
+  const works = panel.getByTestId('citation-work')
+  await expect(works).toHaveCount(1)
+  await expect(works.first()).toContainText('Learning to Understand Child-directed and Adult-directed Speech')
+  await expect(works.first()).toContainText('reference list')
+  await expect(works.first()).toHaveAttribute('data-in-workspace', 'false')
+  await expect(panel).toContainText('1 entries of the reference list match no known work')
+  await works.first().getByRole('checkbox').check()
+  await panel.getByTestId('add-selected-works').click()
+  await expect(panel.getByRole('status')).toBeVisible()
+  await expect
+    .poll(async () => (await (await request.get(`/api/workspaces/${workspaceId}/sources`)).json()).length, { timeout: 120_000 })
+    .toBe(2)
+  await expect(works.first()).toHaveAttribute('data-in-workspace', 'true', { timeout: 60_000 })
+})
