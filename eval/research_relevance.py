@@ -1,5 +1,5 @@
 """Research relevance over the ACL 2020 catalog (issue 36): precision@10 and recall@20 of
-the research selection against the blind gold (/work/gold/research-topics.jsonl, written
+the research selection against the blind gold (eval/research/research-topics.jsonl, written
 by someone who never saw the ranker), before and after relevance ranking.
 
 The selection is reproduced as a research run makes it offline, without the database:
@@ -41,7 +41,7 @@ from marginalia.sources.candidate import Candidate  # noqa: E402
 from marginalia.sources.catalog import CatalogSource, load_catalog  # noqa: E402
 
 CATALOG = ROOT.parent / "shared" / "data" / "catalog" / "acl2020" / "papers.jsonl"
-GOLD = Path("/work/gold/research-topics.jsonl")
+GOLD = Path(__file__).with_name("research") / "research-topics.jsonl"
 
 
 def _compact(title: str) -> str:
