@@ -14,6 +14,7 @@ from marginalia.db.repositories import jobs as jobs_repo
 from marginalia.errors import ConflictError, NotFoundError, ValidationFailed
 from marginalia.jobs.backends import JobBackend
 from marginalia.jobs.registry import known_kinds
+from marginalia.jobs.runner import notice_cancelled
 
 
 class JobService:
@@ -96,6 +97,9 @@ class JobService:
             await jobs_repo.add_event(
                 session, job_id, type="status", stage="cancelled", message="cancelled"
             )
+        # A run in this process stops at its next check; one elsewhere reads the status at
+        # its next report or heartbeat.
+        notice_cancelled(job_id)
         return job
 
     async def recover_stale(self) -> list[uuid.UUID]:
