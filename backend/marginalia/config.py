@@ -317,6 +317,18 @@ class JobSettings(BaseModel):
         description="a running job whose heartbeat is older than this is marked interrupted",
     )
     heartbeat_s: float = Field(default=5.0, description="seconds between a job's heartbeats")
+    max_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="runs a job gets in all when its process keeps dying: the sweep resumes "
+        "an interrupted job from its checkpoint until it has had this many, then leaves it "
+        "failed with the reason",
+    )
+    resume_within_s: float = Field(
+        default=86400.0,
+        gt=0,
+        description="the sweep resumes only jobs interrupted at most this many seconds ago",
+    )
     sweep_interval_s: float = Field(
         default=10.0,
         gt=0,

@@ -199,6 +199,46 @@ async def mark_stale_interrupted(session: AsyncSession, *, stale_after_s: float)
     return [row[0] for row in result.all()]
 
 
+async def requeue_interrupted(
+    session: AsyncSession, *, max_attempts: int, within_s: float
+) -> list[tuple[uuid.UUID, int]]:
+    """Interrupted jobs (their process died or shut down mid-run) that have attempts left
+    and were interrupted within ``within_s``: queued again, checkpoint kept. Returns
+    (id, attempts so far) of each."""
+    result = await session.execute(
+        text(
+            """
+            UPDATE jobs
+               SET status = 'queued', finished_at = NULL, error = NULL
+             WHERE status = 'failed' AND interrupted AND attempts < :max_attempts
+               AND finished_at > now() - make_interval(secs => :within)
+            RETURNING id, attempts
+            """
+        ),
+        {"max_attempts": max_attempts, "within": within_s},
+    )
+    return [(row[0], int(row[1])) for row in result.all()]
+
+
+async def give_up_interrupted(session: AsyncSession, *, max_attempts: int) -> list[uuid.UUID]:
+    """Interrupted jobs out of attempts: they stay failed, now saying why (once)."""
+    result = await session.execute(
+        text(
+            """
+            UPDATE jobs
+               SET error = 'gave up after ' || attempts || ' interrupted attempts (not '
+                           || 'resumed again automatically; resume or retry it): '
+                           || coalesce(error, '')
+             WHERE status = 'failed' AND interrupted AND attempts >= :max_attempts
+               AND coalesce(error, '') NOT LIKE 'gave up after %'
+            RETURNING id
+            """
+        ),
+        {"max_attempts": max_attempts},
+    )
+    return [row[0] for row in result.all()]
+
+
 async def add_event(
     session: AsyncSession,
     job_id: uuid.UUID,
