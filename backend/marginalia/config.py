@@ -478,6 +478,12 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("MARGINALIA_DATABASE_URL", "DATABASE_URL"),
         description="PostgreSQL URL (unset: the embedded server under home)",
     )
+    database_check_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="seconds between `serve`'s checks that the embedded PostgreSQL runs "
+        "(it is started again when it died)",
+    )
     redis_url: str | None = Field(
         default=None,
         validation_alias=AliasChoices("MARGINALIA_REDIS_URL", "REDIS_URL"),

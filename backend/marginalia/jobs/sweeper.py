@@ -11,6 +11,8 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
+from marginalia.db.supervisor import is_database_unavailable
+
 log = logging.getLogger(__name__)
 
 
@@ -26,8 +28,11 @@ async def sweep_forever(jobs: Sweeps, interval_s: float) -> None:
                 log.warning("resumed %d interrupted job(s) from their checkpoints", len(resumed))
         except asyncio.CancelledError:
             raise
-        except Exception:  # the database may be restarting: try again next sweep
-            log.exception("the stale-job sweep failed; retrying in %.0f s", interval_s)
+        except Exception as exc:  # the database may be restarting: try again next sweep
+            if is_database_unavailable(exc):
+                log.warning("the stale-job sweep found no database; retrying in %.0f s", interval_s)
+            else:
+                log.exception("the stale-job sweep failed; retrying in %.0f s", interval_s)
         await asyncio.sleep(interval_s)
 
 
