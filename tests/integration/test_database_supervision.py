@@ -79,5 +79,6 @@ def test_serve_restarts_a_killed_postgres_and_answers_503_meanwhile(
         assert health["database"]["supervisor"]["restarts"] == 1
         assert health["database"]["supervisor"]["state"] == "ok"
     text = log.read_text()
+    print("\n".join(line for line in text.splitlines() if "PostgreSQL" in line))
     assert "Traceback" not in text, text[-3000:]
     assert "the embedded PostgreSQL is back" in text
