@@ -12,7 +12,8 @@ Jaccard and embedding cosine alone) and with the contradiction checks
 
 It also checks that true duplicates still merge: for every catalog paper a re-typed copy
 (title upper-cased with other punctuation, authors as "Surname, Given", no DOI) must
-match its original by title.
+match its original by title; so must a copy without its subtitle ("X: Y" cited as "X",
+when X has three title words or more), same authors, no DOI.
 
     uv run --frozen python eval/dedup_catalog.py [--catalog PATH] [--no-embedding] [--json OUT]
 """
