@@ -1,7 +1,8 @@
 // Highlights and notes of one source (server state), and what a text selection is.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, unwrap, type Schemas } from '../../api/client'
-import { normalizeQuote, rangeText } from './quoteText'
+import { normalize } from '../../lib/quotes'
+import { rangeText } from './quoteText'
 
 export type Highlight = Schemas['HighlightOut']
 export type HighlightColor = NonNullable<Schemas['HighlightCreate']['color']>
@@ -75,7 +76,7 @@ export function describeSelection(page: number, range: Range, containers: Elemen
   const last = containers[containers.length - 1]
   if (!first || !last) return null
   // Line breaks inside a page are kept as whitespace (rangeText); pages are joined by one.
-  const quote = normalizeQuote(containers.map((c) => rangeText(within(range, c))).join(' '))
+  const quote = normalize(containers.map((c) => rangeText(within(range, c))).join(' '))
   if (!quote) return null
   const before = document.createRange()
   before.selectNodeContents(first)

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { describeSelection } from './notes'
-import { normalizeQuote, rangeText } from './quoteText'
+import { normalize } from '../../lib/quotes'
+import { rangeText } from './quoteText'
 
 beforeAll(() => {
   Range.prototype.getBoundingClientRect ??= () => new DOMRect()
@@ -39,8 +40,8 @@ describe('a selection that wraps lines in the PDF text layer', () => {
   })
 
   it('normalises like the backend: ligatures, typographic quotes and dashes, spaces', () => {
-    expect(normalizeQuote('the \ufb01rst \u201cbest\u201d\u00a0result \u2014 so-\n  called  ')).toBe('the first "best" result - socalled')
-    expect(normalizeQuote('state-of-the-art')).toBe('state-of-the-art')
-    expect(normalizeQuote('page 12-\n13')).toBe('page 12- 13') // digits: not a hyphenated word
+    expect(normalize('the \ufb01rst \u201cbest\u201d\u00a0result \u2014 so-\n  called  ')).toBe('the first "best" result - socalled')
+    expect(normalize('state-of-the-art')).toBe('state-of-the-art')
+    expect(normalize('page 12-\n13')).toBe('page 12- 13') // digits: not a hyphenated word
   })
 })
