@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import time
 import uuid
@@ -195,6 +196,24 @@ def main() -> None:
         "copies": len(papers),
         "missed": len(missed),
         "examples": missed[:5],
+    }
+    # The same paper cited without its subtitle ("X: Y" as "X"), same authors, no DOI.
+    shortened = [
+        (paper, dataclasses.replace(record(paper, with_doi=False), title=head))
+        for paper in papers
+        if ":" in paper["title"]
+        and len(title_tokens(head := paper["title"].split(":")[0])) >= MIN_TITLE_WORDS
+    ]
+    lost = [
+        str(paper["title"])
+        for paper, short in shortened
+        if match_cheap_layers(short, [record(paper, with_doi=True)], title_threshold=args.threshold)
+        is None
+    ]
+    figures["subtitle_dropped"] = {
+        "copies": len(shortened),
+        "missed": len(lost),
+        "examples": lost[:5],
     }
     figures["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(figures, indent=2, ensure_ascii=False))
