@@ -322,6 +322,18 @@ class JobSettings(BaseModel):
         description="a running job whose heartbeat is older than this is marked interrupted",
     )
     heartbeat_s: float = Field(default=5.0, description="seconds between a job's heartbeats")
+    max_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="runs a job gets in all when its process keeps dying: the sweep resumes "
+        "an interrupted job from its checkpoint until it has had this many, then leaves it "
+        "failed with the reason",
+    )
+    resume_within_s: float = Field(
+        default=86400.0,
+        gt=0,
+        description="the sweep resumes only jobs interrupted at most this many seconds ago",
+    )
     sweep_interval_s: float = Field(
         default=10.0,
         gt=0,
@@ -470,6 +482,12 @@ class Settings(BaseSettings):
         default=None,
         validation_alias=AliasChoices("MARGINALIA_DATABASE_URL", "DATABASE_URL"),
         description="PostgreSQL URL (unset: the embedded server under home)",
+    )
+    database_check_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="seconds between `serve`'s checks that the embedded PostgreSQL runs "
+        "(it is started again when it died)",
     )
     redis_url: str | None = Field(
         default=None,

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from marginalia.config import Settings
 from marginalia.db import Database, migrate, open_database
+from marginalia.db.supervisor import DatabaseSupervisor
 from marginalia.embed import Embedder, FastEmbedEmbedder
 from marginalia.jobs.backends import InProcessBackend, JobBackend, make_backend
 from marginalia.jobs.service import JobService
@@ -37,6 +38,8 @@ class Runtime:
     jobs: JobService
     backend: JobBackend
     files: FileStore
+    # The embedded PostgreSQL's supervisor (None with DATABASE_URL); `serve` runs it.
+    database: DatabaseSupervisor | None = None
     _embedder: Embedder | None = field(default=None, repr=False)
     _llm: LLMProvider | None = field(default=None, repr=False)
     _reranker: Reranker | None = field(default=None, repr=False)
@@ -108,6 +111,7 @@ async def open_runtime(settings: Settings, *, migrate_db: bool = True) -> Runtim
         jobs=JobService(db, settings, backend),
         backend=backend,
         files=open_file_store(settings),
+        database=DatabaseSupervisor(settings, db) if db.location.embedded else None,
     )
     if isinstance(backend, InProcessBackend):
         backend.attach(runtime)

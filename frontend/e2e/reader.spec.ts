@@ -211,3 +211,56 @@ test('select text, highlight it with a note; after a reload it is still there, a
   await expect(page.locator('[data-page-box="1"] [data-testid="note-highlight"]').first()).toBeAttached()
   await expect(page.locator('[data-page-box="2"] [data-testid="note-highlight"]').first()).toBeAttached()
 })
+
+test('a selection that wraps lines in the PDF is one highlight, its words not glued (issue 34)', async ({ page }) => {
+  await createWorkspace(page, 'Reader wrapped lines', 'knowledge graphs of scientific literature')
+  await uploadAndWait(page, SMALL_PDFS.slice(0, 1))
+  await page.getByRole('link', { name: /^Read / }).first().click()
+  await page.waitForURL(/\/read\/[0-9a-f-]{36}/)
+  const first = page.locator('.react-pdf__Page[data-page-number="1"]')
+  await expect(first.locator('.react-pdf__Page__textContent .endOfContent')).toBeAttached()
+  const toolbar = page.getByTestId('selection-toolbar')
+  // What the reader sends: the quote, with a space where the line broke (before: glued).
+  const sent: string[] = []
+  page.on('request', (req) => {
+    if (req.method() === 'POST' && req.url().endsWith('/highlights')) sent.push(String(req.postDataJSON()?.quote ?? ''))
+  })
+  let junction = ''
+  // As in the test above: select over a whole layer, retry selection and save together.
+  await expect(async () => {
+    junction = await page.evaluate(() => {
+      const layer = document.querySelector('.react-pdf__Page[data-page-number="1"] .react-pdf__Page__textContent')
+      if (!layer?.querySelector('.endOfContent')) return ''
+      const words = (el: Element | null) => (el?.textContent ?? '').trim().split(/\s+/).filter((w) => /^[A-Za-z]{3,}$/.test(w))
+      // A line break of pdf.js's text layer between two lines of body text.
+      const br = [...layer.querySelectorAll('br')].find(
+        (b) => words(b.previousElementSibling).length >= 4 && words(b.nextElementSibling).length >= 4 && /[A-Za-z]$/.test(b.previousElementSibling!.textContent!.trim()),
+      )
+      if (!br) return ''
+      const from = br.previousElementSibling!.firstChild!
+      const to = br.nextElementSibling!.firstChild!
+      const range = document.createRange()
+      const text = from.textContent!
+      range.setStart(from, text.lastIndexOf(text.trimEnd().split(/\s+/).slice(-3).join(' ')))
+      range.setEnd(to, to.textContent!.split(/\s+/).slice(0, 3).join(' ').length)
+      const sel = window.getSelection()!
+      sel.removeAllRanges()
+      sel.addRange(range)
+      to.parentElement!.dispatchEvent(new MouseEvent('mouseup', { bubbles: true }))
+      const last = from.textContent!.trim().split(/\s+/).at(-1)!
+      const next = to.textContent!.trim().split(/\s+/)[0]!
+      return `${last} ${next}`
+    })
+    expect(junction, 'a line break between two lines of words on page 1').not.toBe('')
+    await expect(toolbar).toBeVisible({ timeout: 2_000 })
+    await toolbar.getByRole('button', { name: /yellow/i }).first().click()
+    await expect(page.getByTestId('note-item')).toHaveCount(1, { timeout: 5_000 })
+  }).toPass({ timeout: 60_000 })
+  expect(sent.at(-1)).toContain(junction)
+  // The last word of one line and the first of the next, with the line break between.
+  await expect(page.getByTestId('note-item')).toContainText(junction)
+  const sourceId = new URL(page.url()).pathname.split('/').at(-1)!
+  const [made] = await (await page.request.get(`/api/sources/${sourceId}/highlights`)).json()
+  expect(normalize(made.text)).toContain(junction)
+  await expect(page.getByTestId('note-highlight').first()).toBeVisible()
+})

@@ -16,10 +16,12 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+from marginalia.jobs.events import follow_events
 from marginalia.runtime import Runtime
 from tests.support.processes import env_with, free_port, marginalia_cmd, running, wait_healthy
 
@@ -111,19 +113,88 @@ async def test_killed_job_is_detected_and_resumed(
     assert crashed.status == "running"  # nobody recorded the crash
 
     await asyncio.sleep(services.settings.jobs.stale_after_s + 0.5)
-    assert job_id in await services.jobs.recover_stale()
-    interrupted = await services.jobs.get(job_id)
-    assert interrupted.status == "failed" and interrupted.interrupted
-    done_before = int(interrupted.checkpoint["done"])
-
-    await services.jobs.resume(job_id)
-    from marginalia.jobs.events import follow_events
-
+    # The sweep (as the API process and every worker run it) marks it and resumes it:
+    # nobody presses resume.
+    assert job_id in await services.jobs.sweep()
     async for _ in follow_events(services.db, job_id):
         pass
     resumed = await services.jobs.get(job_id)
     assert resumed.status == "succeeded"
     assert resumed.attempts == 2
     assert resumed.result is not None
-    assert resumed.result["resumed_from"] == done_before
+    done_before = resumed.result["resumed_from"]
+    assert 3 <= done_before < 12
     assert resumed.result["executed"] == list(range(12))  # every step exactly once
+
+
+@pytest.mark.slow
+async def test_a_job_of_a_killed_server_finishes_under_the_next_one(
+    services: Runtime, subprocess_env: dict[str, str], tmp_path: Path
+) -> None:
+    """kill -9 of `serve` mid-job; the next `serve` resumes the job by itself (its sweep),
+    and the job finishes with every step done once."""
+    env = env_with(subprocess_env, MARGINALIA_JOBS__SWEEP_INTERVAL_S="0.5")
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with running(marginalia_cmd("serve", "--port", str(port)), env, tmp_path / "a.log") as first:
+        wait_healthy(base, first, tmp_path / "a.log")
+        job = httpx.post(f"{base}/api/jobs/ping", json={"steps": 16, "interval_s": 0.25}).json()
+        job_id = uuid.UUID(job["id"])
+        deadline = time.monotonic() + 30
+        while int((await services.jobs.get(job_id)).checkpoint.get("done", 0)) < 3:
+            assert time.monotonic() < deadline, "the job never got going"
+            await asyncio.sleep(0.05)
+        first.send_signal(signal.SIGKILL)  # a crash: no shutdown handler runs
+        first.wait(10)
+    crashed = await services.jobs.get(job_id)
+    assert crashed.status == "running"  # nobody recorded the crash
+    done_at_crash = int(crashed.checkpoint["done"])
+    assert done_at_crash < 16
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with running(marginalia_cmd("serve", "--port", str(port)), env, tmp_path / "b.log") as second:
+        wait_healthy(base, second, tmp_path / "b.log")
+        deadline = time.monotonic() + services.settings.jobs.stale_after_s + 30
+        while (final := await services.jobs.get(job_id)).status != "succeeded":
+            assert final.status in ("running", "queued", "failed"), final.error
+            assert time.monotonic() < deadline, f"not resumed: {final.status} {final.error}"
+            await asyncio.sleep(0.2)
+    assert final.attempts == 2
+    assert final.result is not None
+    assert final.result["resumed_from"] >= done_at_crash
+    assert final.result["executed"] == list(range(16))
+    events = [e.message for e in await _events(services, job_id)]
+    assert any(m and m.startswith("resumed automatically") for m in events), events
+
+
+async def _events(services: Runtime, job_id: uuid.UUID) -> list[Any]:
+    from marginalia.db.repositories import jobs as jobs_repo
+
+    async with services.db.session() as session:
+        return await jobs_repo.events_after(session, job_id, 0)
+
+
+async def test_a_job_interrupted_too_often_stays_failed_with_the_reason(services: Runtime) -> None:
+    from sqlalchemy import text
+
+    job = await services.jobs.submit("diagnostics.ticker", {"steps": 1, "interval_s": 0})
+    async for _ in follow_events(services.db, job.id):
+        pass
+    max_attempts = services.settings.jobs.max_attempts
+    async with services.db.transaction() as session:
+        await session.execute(
+            text(
+                "UPDATE jobs SET status = 'running', finished_at = NULL, attempts = :n, "
+                "heartbeat_at = now() - interval '1 hour' WHERE id = :id"
+            ),
+            {"id": job.id, "n": max_attempts},
+        )
+    assert job.id not in await services.jobs.sweep()
+    failed = await services.jobs.get(job.id)
+    assert failed.status == "failed" and failed.interrupted
+    assert failed.error is not None and failed.error.startswith(
+        f"gave up after {max_attempts} interrupted attempts"
+    )
+    await services.jobs.sweep()  # said once, not again
+    assert (await services.jobs.get(job.id)).error == failed.error

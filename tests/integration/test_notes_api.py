@@ -211,3 +211,40 @@ async def test_chunk_location_marks_a_quote_or_the_whole_chunk(
     assert (await client.get(url, params={"quote": "no such words here"})).json() == whole
     missing = await client.get(f"/api/sources/{pdf}/chunks/99999/location")
     assert missing.status_code == 404
+
+
+async def test_a_selection_across_line_breaks_is_accepted_however_the_lines_join(
+    services: Runtime, corpus: dict[str, uuid.UUID], client: httpx.AsyncClient
+) -> None:
+    """Issue 34, part 2: a selection that wraps lines in the PDF reader — sent with a space
+    where the line broke (what the reader sends now), glued (what it sent before: 422), or
+    with a word hyphenated at the break joined (the reader's quote normalisation, the
+    backend's) — is one highlight over the same stored text."""
+    pdf = corpus["pdf"]
+    pages = {p.page_number: p.text for p in await sources_usecase.source_pages(services, pdf)}
+    text = pages[2]
+    plain = re.search(r"(?:[a-z]+ ){3}[a-z]{3,}\n[a-z]{3,}(?: [a-z]+){3}", text)
+    assert plain is not None, "no plain line break between words on page 2"
+    before, _, after = plain.group().partition("\n")
+    made = []
+    for quote in (f"{before} {after}", f"{before}{after}"):
+        r = await client.post(f"/api/sources/{pdf}/highlights", json={"page": 2, "quote": quote})
+        assert r.status_code == 201, (quote, r.text)
+        made.append(r.json())
+    spans = {(m["char_start"], m["char_end"]) for m in made}
+    assert spans == {(plain.start(), plain.end())}
+    assert made[0]["text"] == plain.group()
+
+    page, hyphen = next(
+        (n, m)
+        for n, t in sorted(pages.items())
+        if (m := re.search(r"[A-Za-z]{2,} [a-z]{3,}-\n[a-z]{3,} [a-z]{2,}", t))
+    )
+    head, _, tail = hyphen.group().partition("-\n")
+    r = await client.post(
+        f"/api/sources/{pdf}/highlights", json={"page": page, "quote": head + tail}
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["text"] == hyphen.group()
+    for m in [*made, r.json()]:
+        assert (await client.delete(f"/api/highlights/{m['id']}")).status_code == 204

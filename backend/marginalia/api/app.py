@@ -36,6 +36,7 @@ from marginalia.api.routes import (
 )
 from marginalia.api.stream_schemas import install_stream_schemas
 from marginalia.config import Settings, get_settings
+from marginalia.db.supervisor import supervising
 from marginalia.jobs.sweeper import sweeping
 from marginalia.runtime import Runtime, open_runtime
 from marginalia.usecases.health import calibration_status
@@ -62,7 +63,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             log.warning("answers will be refused until calibrated: %s", answers["detail"])
         try:
             interval = (settings or svc.settings).jobs.sweep_interval_s
-            async with sweeping(svc.jobs, interval):
+            check_s = (settings or svc.settings).database_check_s
+            async with supervising(svc.database, check_s), sweeping(svc.jobs, interval):
                 yield
         finally:
             if owned:

@@ -7,12 +7,15 @@ import uuid
 from http import HTTPStatus
 from typing import Any
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from marginalia.db.supervisor import is_database_unavailable, unavailable_detail
 from marginalia.errors import MarginaliaError
 
 log = logging.getLogger(__name__)
@@ -64,8 +67,19 @@ def install_error_handlers(app: FastAPI) -> None:
             headers=headers or None,
         )
 
+    @app.exception_handler(sa_exc.OperationalError)
+    @app.exception_handler(sa_exc.InterfaceError)
+    @app.exception_handler(psycopg.OperationalError)
+    async def _database(request: Request, exc: Exception) -> JSONResponse:
+        if is_database_unavailable(exc):
+            return database_unavailable(request, exc)
+        return await _unexpected(request, exc)
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Raised outside the routes' handlers too (middleware: the access check).
+        if is_database_unavailable(exc):
+            return database_unavailable(request, exc)
         incident = uuid.uuid4().hex[:12]
         log.exception("unhandled error %s on %s %s", incident, request.method, request.url.path)
         return JSONResponse(
@@ -75,6 +89,18 @@ def install_error_handlers(app: FastAPI) -> None:
             ),
             status_code=500,
         )
+
+
+def database_unavailable(request: Request, exc: BaseException) -> JSONResponse:
+    """503 while the database is away (its server died and is being restarted): a clear
+    JSON answer and one log line, never a 500 with a traceback."""
+    runtime = getattr(request.app.state, "runtime", None)
+    detail = unavailable_detail(getattr(runtime, "database", None))
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, reason)
+    return JSONResponse(
+        error_body("database_unavailable", detail), status_code=503, headers={"Retry-After": "2"}
+    )
 
 
 def allowed_methods(request: Request) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import mimetypes
+import uuid
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,7 @@ import typer
 from marginalia.cli.support import console, err_console, follow_job, report_job, run, with_runtime
 from marginalia.errors import MarginaliaError
 from marginalia.runtime import Runtime
+from marginalia.usecases import knowledge as knowledge_usecase
 from marginalia.usecases import sources as sources_service
 from marginalia.usecases.embedding import submit_reembed
 from marginalia.usecases.workspaces import find_workspace
@@ -31,6 +33,18 @@ def _collect(paths: list[Path]) -> list[Path]:
         else:
             raise typer.BadParameter(f"{path} does not exist")
     return files
+
+
+async def _wait_for_refresh(rt: Runtime, workspace_id: uuid.UUID) -> bool:
+    """Follow the knowledge refresh the ingest queued (debounced), so this process does
+    not exit before it runs and cut it off; False when it did not succeed."""
+    refresh = await knowledge_usecase.pending_refresh(rt, workspace_id)
+    if refresh is None:
+        return True
+    err_console.print("knowledge refresh (centrality, clusters, wiki pages) queued: waiting")
+    done = await follow_job(rt, refresh.id)
+    report_job(done)
+    return done.status == "succeeded"
 
 
 def register(app: typer.Typer) -> None:
@@ -85,7 +99,8 @@ def register(app: typer.Typer) -> None:
                     line += f"  (knowledge update failed: {knowledge.get('error')})"
                 console.print(line)
             failed = (finished.result or {}).get("failed", 0)
-            return 1 if refused or failed or finished.status != "succeeded" else 0
+            refreshed = await _wait_for_refresh(rt, ws.id)
+            return 1 if refused or failed or finished.status != "succeeded" or not refreshed else 0
 
         code = run(with_runtime(go))
         raise typer.Exit(code)

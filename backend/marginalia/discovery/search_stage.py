@@ -4,6 +4,7 @@ dedup the results (against the workspace and within the run)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import uuid
 from collections import Counter
@@ -222,7 +223,14 @@ class SearchStages(ResearchRunBase):
             if row.normalized_url:
                 keys.add("url:" + str(row.normalized_url))
             text = f"{row.title or ''}. {row.abstract or ''}".strip(" .")
-            out.append((DedupRecord(id=row.id, title=row.title, keys=frozenset(keys)), text))
+            record = DedupRecord(
+                id=row.id,
+                title=row.title,
+                keys=frozenset(keys),
+                authors=tuple(row.authors or ()),
+                year=row.year,
+            )
+            out.append((record, text))
         return out
 
     async def _metadata_only_ids(self) -> set[uuid.UUID]:
@@ -258,7 +266,13 @@ class SearchStages(ResearchRunBase):
         known_ids: set[str] = set()
         for hit in self._ordered_hits():
             c = hit.candidate
-            record = DedupRecord(id=None, title=c.title, keys=frozenset(c.identity_keys()))
+            record = DedupRecord(
+                id=None,
+                title=c.title,
+                keys=frozenset(c.identity_keys()),
+                authors=tuple(c.authors),
+                year=c.year,
+            )
             # layers 1–2 against the workspace's sources: the run reuses what it knows
             known_match = match_cheap_layers(
                 record, [r for r, _ in known], title_threshold=self._title_threshold
@@ -273,7 +287,7 @@ class SearchStages(ResearchRunBase):
             match = match_cheap_layers(
                 record,
                 [
-                    DedupRecord(id=uuid.UUID(int=i + 1), title=r.title, keys=r.keys)
+                    dataclasses.replace(r, id=uuid.UUID(int=i + 1))
                     for i, r in enumerate(kept_records)
                 ],
                 title_threshold=self._title_threshold,
@@ -388,7 +402,7 @@ class SearchStages(ResearchRunBase):
                         int(j)
                         for j in order
                         if sims[j] >= self._embedding_threshold
-                        and embedding_layer_applies(record, known[int(j)][0].has_scholarly_id)
+                        and embedding_layer_applies(record, known[int(j)][0])
                     ),
                     None,
                 )
@@ -402,7 +416,7 @@ class SearchStages(ResearchRunBase):
                 if j in dropped:
                     continue
                 if float(run_vecs[j] @ run_vecs[i]) >= self._embedding_threshold and (
-                    embedding_layer_applies(record, records[j].has_scholarly_id)
+                    embedding_layer_applies(record, records[j])
                 ):
                     dropped.add(i)
                     layers["embedding"] += 1

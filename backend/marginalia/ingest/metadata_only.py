@@ -26,7 +26,13 @@ async def store_metadata_only(
     keys = identity_keys(
         url=meta.url, doi=meta.doi, arxiv_id=meta.arxiv_id, openalex_id=meta.openalex_id
     )
-    record = DedupRecord(id=uuid.uuid4(), title=meta.title, keys=keys)
+    record = DedupRecord(
+        id=uuid.uuid4(),
+        title=meta.title,
+        keys=keys,
+        authors=tuple(meta.authors),
+        year=meta.year,
+    )
     async with ctx.db.transaction() as session:
         from marginalia.db.repositories import workspaces as workspaces_repo
 

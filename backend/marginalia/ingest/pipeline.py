@@ -1,7 +1,6 @@
 """Ingest documents into a workspace: parse → dedup → chunk → embed → store.
 
-`ingest_document` does one document; `ingest_many` runs many as a pipeline (parse
-ahead, several documents per embedding call, store one group while the next embeds).
+`ingest_document` does one document; `ingest_many` runs many as a pipeline.
 Everything for one source is written in a single transaction, so a failure leaves
 nothing behind and a half-ingested source is never visible (invariant 5). The same
 bytes twice give one source (SHA-256 of the content, unique per workspace).
@@ -209,14 +208,15 @@ async def _prepare(
     record = DedupRecord(
         id=uuid.uuid4(),
         title=meta.title or parsed.title,
-        # The document's own DOI / arXiv id (ingest/metadata.py) count when the caller
-        # knows none: a later search result for the same paper then dedups against it.
+        # The document's own ids, authors, year (ingest/metadata.py) count if the caller has none.
         keys=identity_keys(
             url=meta.url,
             doi=meta.doi or parsed.doi,
             arxiv_id=meta.arxiv_id or parsed.arxiv_id,
             openalex_id=meta.openalex_id,
         ),
+        authors=tuple(meta.authors or parsed.authors),
+        year=meta.year or parsed.year,
     )
     records = [record_from_row(row) for row in known]
     title_threshold = settings.ingest.dedup_title_jaccard
@@ -311,7 +311,7 @@ async def _store(
             )
         if nearest and nearest[0][1] >= ctx.settings.ingest.dedup_embedding:
             other = next((r for r in p.known if r.id == nearest[0][0]), None)
-            if other is not None and embedding_layer_applies(p.record, other.has_scholarly_id):
+            if other is not None and embedding_layer_applies(p.record, other):
                 await p.progress(
                     "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
                 )

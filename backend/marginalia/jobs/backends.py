@@ -37,6 +37,8 @@ class InProcessBackend:
 
     async def submit(self, job_id: uuid.UUID) -> None:
         assert self._runtime is not None, "InProcessBackend used before open_runtime attached it"
+        if job_id in self._tasks:  # already runs here (a second submit of a queued job)
+            return
         task = asyncio.create_task(run_job(self._runtime, job_id, backend=self.name))
         self._tasks[job_id] = task
         task.add_done_callback(lambda _t: self._tasks.pop(job_id, None))

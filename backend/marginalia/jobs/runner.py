@@ -11,13 +11,25 @@ from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from marginalia.db.repositories import jobs as jobs_repo
-from marginalia.jobs.context import JobCancelled, JobContext
+from marginalia.jobs.context import JobCancelled, JobContext, JobSuperseded
 from marginalia.jobs.registry import get_job_function
 
 if TYPE_CHECKING:
     from marginalia.runtime import Runtime
 
 log = logging.getLogger(__name__)
+
+
+# The runs of this process, by job id: a cancel handled here stops its run at once (at its
+# next check), without waiting for the run's next heartbeat or report to read it.
+_RUNNING: dict[uuid.UUID, JobContext] = {}
+
+
+def notice_cancelled(job_id: uuid.UUID) -> None:
+    """Tell this process's run of the job, if any, that it was cancelled."""
+    ctx = _RUNNING.get(job_id)
+    if ctx is not None:
+        ctx.mark_cancelled()
 
 
 def worker_name(backend: str) -> str:
@@ -51,6 +63,7 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
         runtime=runtime,
         resumed=resumed,
     )
+    _RUNNING[job_id] = ctx
     beat = asyncio.create_task(_heartbeat(ctx, settings.jobs.heartbeat_s))
     status = "failed"
     result: dict[str, Any] | None = None
@@ -60,6 +73,9 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
         fn = get_job_function(job.kind)
         result = await fn(ctx)
         status = "succeeded"
+    except JobSuperseded:
+        log.warning("job %s (%s) stopped: the stale-job sweep queued it again", job_id, job.kind)
+        return "superseded"
     except JobCancelled:
         status, error = "cancelled", "cancelled"
     except asyncio.CancelledError:
@@ -72,6 +88,7 @@ async def run_job(runtime: Runtime, job_id: uuid.UUID, *, backend: str) -> str:
         log.exception("job %s (%s) failed", job_id, job.kind)
         error = _describe(exc)
     finally:
+        _RUNNING.pop(job_id, None)
         beat.cancel()
         with suppress(asyncio.CancelledError):
             await beat
@@ -119,7 +136,6 @@ async def _heartbeat(ctx: JobContext, every_s: float) -> None:
         try:
             async with ctx.db.transaction() as session:
                 status = await jobs_repo.heartbeat(session, ctx.job_id)
-            if status == "cancelled":
-                ctx.mark_cancelled()
+            ctx.observe_status(status)
         except Exception:  # a missed heartbeat is not fatal; the next one may succeed
             log.warning("heartbeat for job %s failed", ctx.job_id, exc_info=True)

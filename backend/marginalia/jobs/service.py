@@ -14,6 +14,7 @@ from marginalia.db.repositories import jobs as jobs_repo
 from marginalia.errors import ConflictError, NotFoundError, ValidationFailed
 from marginalia.jobs.backends import JobBackend
 from marginalia.jobs.registry import known_kinds
+from marginalia.jobs.runner import notice_cancelled
 
 
 class JobService:
@@ -96,6 +97,9 @@ class JobService:
             await jobs_repo.add_event(
                 session, job_id, type="status", stage="cancelled", message="cancelled"
             )
+        # A run in this process stops at its next check; one elsewhere reads the status at
+        # its next report or heartbeat.
+        notice_cancelled(job_id)
         return job
 
     async def recover_stale(self) -> list[uuid.UUID]:
@@ -110,6 +114,37 @@ class JobService:
                     job_id,
                     type="status",
                     stage="interrupted",
-                    message="interrupted: its process stopped; resume or retry it",
+                    message="interrupted: its process stopped",
                 )
         return ids
+
+    async def sweep(self) -> list[uuid.UUID]:
+        """The periodic sweep (API process and workers): mark stale jobs interrupted, then
+        resume every interrupted job with attempts left (``jobs.max_attempts``) from its
+        checkpoint; one out of attempts stays failed and says so. Returns the resumed."""
+        await self.recover_stale()
+        max_attempts = self.settings.jobs.max_attempts
+        async with self.db.transaction() as session:
+            resumed = await jobs_repo.requeue_interrupted(
+                session, max_attempts=max_attempts, within_s=self.settings.jobs.resume_within_s
+            )
+            for job_id, attempts in resumed:
+                await jobs_repo.add_event(
+                    session,
+                    job_id,
+                    type="status",
+                    stage="queued",
+                    message=f"resumed automatically (attempt {attempts + 1} of {max_attempts})",
+                    data={"attempt": attempts + 1, "max_attempts": max_attempts},
+                )
+            for job_id in await jobs_repo.give_up_interrupted(session, max_attempts=max_attempts):
+                await jobs_repo.add_event(
+                    session,
+                    job_id,
+                    type="status",
+                    stage="failed",
+                    message=f"interrupted {max_attempts} times: not resumed again automatically",
+                )
+        for job_id, _attempts in resumed:
+            await self.backend.submit(job_id)
+        return [job_id for job_id, _attempts in resumed]

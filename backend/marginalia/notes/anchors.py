@@ -16,6 +16,8 @@ from marginalia.answer.quotes import normalize
 
 #: Characters of context kept before and after a highlight.
 CONTEXT_CHARS = 48
+#: A quote matched with spaces ignored has at least this many other characters.
+MIN_SQUASHED_CHARS = 12
 
 
 @dataclass(frozen=True)
@@ -42,12 +44,43 @@ def _common_head(a: str, b: str) -> int:
 
 
 def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "") -> Anchor | None:
-    """Where ``quote`` stands in ``page_text`` (normalised match), or None."""
+    """Where ``quote`` stands in ``page_text`` (normalised match), or None.
+
+    A quote whose words a text layer glued at a line break ("suggeststhat": older readers
+    dropped the line break between two text spans) is found with spaces ignored on both
+    sides, when it is long enough to be unambiguous."""
     needle = normalize(quote)
     if not needle:
         return None
     haystack, origin = normalize_with_map(page_text)
-    before, after = normalize(prefix), normalize(suffix)
+    found = _best(haystack, needle, normalize(prefix), normalize(suffix))
+    if found is None and len(needle.replace(" ", "")) >= MIN_SQUASHED_CHARS:
+        # Spaces ignored: search the text without them, then map back.
+        kept = [i for i, c in enumerate(haystack) if c != " "]
+        squashed = "".join(haystack[i] for i in kept)
+        at_end = _best(
+            squashed,
+            needle.replace(" ", ""),
+            normalize(prefix).replace(" ", ""),
+            normalize(suffix).replace(" ", ""),
+        )
+        if at_end is not None:
+            found = (kept[at_end[0]], kept[at_end[1] - 1] + 1)
+    if found is None:
+        return None
+    start, end = origin[found[0]], origin[found[1] - 1] + 1
+    return Anchor(
+        start=start,
+        end=end,
+        text=page_text[start:end],
+        prefix=page_text[max(0, start - CONTEXT_CHARS) : start],
+        suffix=page_text[end : end + CONTEXT_CHARS],
+    )
+
+
+def _best(haystack: str, needle: str, before: str, after: str) -> tuple[int, int] | None:
+    """[start, end) of the occurrence of ``needle`` whose surroundings agree best with the
+    context ``before`` and ``after``."""
     best: tuple[int, int] | None = None
     at = haystack.find(needle)
     while at >= 0:
@@ -58,14 +91,4 @@ def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "
         if best is None or score > best[1]:
             best = (at, score)
         at = haystack.find(needle, at + 1)
-    if best is None:
-        return None
-    at = best[0]
-    start, end = origin[at], origin[at + len(needle) - 1] + 1
-    return Anchor(
-        start=start,
-        end=end,
-        text=page_text[start:end],
-        prefix=page_text[max(0, start - CONTEXT_CHARS) : start],
-        suffix=page_text[end : end + CONTEXT_CHARS],
-    )
+    return None if best is None else (best[0], best[0] + len(needle))

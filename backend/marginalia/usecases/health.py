@@ -11,6 +11,7 @@ from marginalia.answer.calibration import CalibrationError, load_calibration
 from marginalia.config import Settings
 from marginalia.db import migrate
 from marginalia.db.repositories import health as repo
+from marginalia.db.supervisor import unavailable_detail
 from marginalia.runtime import Runtime
 
 
@@ -43,6 +44,9 @@ async def health_report(rt: Runtime) -> dict[str, Any]:
     except Exception as exc:
         report["status"] = "unavailable"
         report["database"]["error"] = f"{exc.__class__.__name__}: {exc}".splitlines()[0]
+        report["database"]["detail"] = unavailable_detail(rt.database)
+    if rt.database is not None:  # the embedded server's supervisor: restarts, and why
+        report["database"]["supervisor"] = rt.database.status()
     report["answers"] = calibration_status(settings)
     if settings.redis_url:
         report["jobs"]["redis"] = await _redis_ping(settings.redis_url)

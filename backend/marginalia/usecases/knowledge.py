@@ -69,6 +69,19 @@ async def request_refresh(rt: Runtime, workspace_id: uuid.UUID) -> Job | None:
     )
 
 
+async def pending_refresh(rt: Runtime, workspace_id: uuid.UUID) -> Job | None:
+    """The workspace's queued or running ``knowledge.refresh`` job, if any, made sure to
+    run: a queued one is handed to this process's backend too (the first runner to claim
+    it runs it, the other skips), so one left queued by a process that exited still runs.
+    A command that queued a refresh follows this job before it exits
+    (``marginalia ingest``), so a workspace built from the CLI gets its wiki pages."""
+    async with rt.db.session() as session:
+        pending = await jobs_repo.pending_of_kind(session, REFRESH_KIND, workspace_id)
+    if pending is not None and pending.status == "queued":
+        await rt.jobs.backend.submit(pending.id)
+    return pending
+
+
 async def _version(rt: Runtime, workspace_id: uuid.UUID) -> int:
     async with rt.db.session() as session:
         return await knowledge_repo.knowledge_version(session, workspace_id)

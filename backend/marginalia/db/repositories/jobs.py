@@ -79,26 +79,48 @@ async def claim(session: AsyncSession, job_id: uuid.UUID, worker: str) -> Job | 
 
 
 async def heartbeat(session: AsyncSession, job_id: uuid.UUID) -> str | None:
-    """Touch the heartbeat; returns the job's current status (to notice cancellation)."""
+    """Touch the heartbeat of a running job; returns the job's current status (to notice
+    cancellation). A job no longer running (cancelled, requeued) keeps its old heartbeat,
+    so a cancelled job's heartbeat visibly stops."""
     result = await session.execute(
         update(Job)
-        .where(col(Job.id) == job_id)
+        .where(col(Job.id) == job_id, col(Job.status) == "running")
         .values(heartbeat_at=func.now())
         .returning(col(Job.status))
     )
-    return result.scalar_one_or_none()
+    status = result.scalar_one_or_none()
+    if status is not None:
+        return str(status)
+    return await _status(session, job_id)
+
+
+async def _status(session: AsyncSession, job_id: uuid.UUID) -> str | None:
+    row = await session.execute(select(col(Job.status)).where(col(Job.id) == job_id))
+    status = row.scalar_one_or_none()
+    return None if status is None else str(status)
 
 
 async def set_progress(
     session: AsyncSession, job_id: uuid.UUID, *, stage: str | None, progress: float | None
-) -> None:
-    values: dict[str, Any] = {}
+) -> str | None:
+    """Record a running job's stage/progress (and that it is alive); returns the job's
+    status, so every progress report is also a cancellation check. Nothing is written
+    to a job that is no longer running."""
+    values: dict[str, Any] = {"heartbeat_at": func.now()}
     if stage is not None:
         values["stage"] = stage
     if progress is not None:
         values["progress"] = progress
-    if values:
-        await session.execute(update(Job).where(col(Job.id) == job_id).values(**values))
+    result = await session.execute(
+        update(Job)
+        .where(col(Job.id) == job_id, col(Job.status) == "running")
+        .values(**values)
+        .returning(col(Job.status))
+    )
+    status = result.scalar_one_or_none()
+    if status is not None:
+        return str(status)
+    return await _status(session, job_id)
 
 
 async def save_checkpoint(
@@ -173,6 +195,46 @@ async def mark_stale_interrupted(session: AsyncSession, *, stale_after_s: float)
             """
         ),
         {"stale": stale_after_s},
+    )
+    return [row[0] for row in result.all()]
+
+
+async def requeue_interrupted(
+    session: AsyncSession, *, max_attempts: int, within_s: float
+) -> list[tuple[uuid.UUID, int]]:
+    """Interrupted jobs (their process died or shut down mid-run) that have attempts left
+    and were interrupted within ``within_s``: queued again, checkpoint kept. Returns
+    (id, attempts so far) of each."""
+    result = await session.execute(
+        text(
+            """
+            UPDATE jobs
+               SET status = 'queued', finished_at = NULL, error = NULL
+             WHERE status = 'failed' AND interrupted AND attempts < :max_attempts
+               AND finished_at > now() - make_interval(secs => :within)
+            RETURNING id, attempts
+            """
+        ),
+        {"max_attempts": max_attempts, "within": within_s},
+    )
+    return [(row[0], int(row[1])) for row in result.all()]
+
+
+async def give_up_interrupted(session: AsyncSession, *, max_attempts: int) -> list[uuid.UUID]:
+    """Interrupted jobs out of attempts: they stay failed, now saying why (once)."""
+    result = await session.execute(
+        text(
+            """
+            UPDATE jobs
+               SET error = 'gave up after ' || attempts || ' interrupted attempts (not '
+                           || 'resumed again automatically; resume or retry it): '
+                           || coalesce(error, '')
+             WHERE status = 'failed' AND interrupted AND attempts >= :max_attempts
+               AND coalesce(error, '') NOT LIKE 'gave up after %'
+            RETURNING id
+            """
+        ),
+        {"max_attempts": max_attempts},
     )
     return [row[0] for row in result.all()]
 

@@ -313,6 +313,8 @@ async def identities(
             col(Source.id),
             col(Source.title),
             col(Source.kind),
+            col(Source.authors),
+            col(Source.year),
             *extra,
             col(Source.normalized_url),
             col(Source.doi),

@@ -1,6 +1,8 @@
 // Highlights and notes of one source (server state), and what a text selection is.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, unwrap, type Schemas } from '../../api/client'
+import { normalize } from '../../lib/quotes'
+import { rangeText } from './quoteText'
 
 export type Highlight = Schemas['HighlightOut']
 export type HighlightColor = NonNullable<Schemas['HighlightCreate']['color']>
@@ -73,11 +75,8 @@ export function describeSelection(page: number, range: Range, containers: Elemen
   const first = containers[0]
   const last = containers[containers.length - 1]
   if (!first || !last) return null
-  const quote = containers
-    .map((c) => within(range, c).toString())
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim()
+  // Line breaks inside a page are kept as whitespace (rangeText); pages are joined by one.
+  const quote = normalize(containers.map((c) => rangeText(within(range, c))).join(' '))
   if (!quote) return null
   const before = document.createRange()
   before.selectNodeContents(first)
@@ -90,8 +89,8 @@ export function describeSelection(page: number, range: Range, containers: Elemen
     page,
     pageEnd: page + containers.length - 1,
     quote,
-    prefix: before.toString().slice(-48),
-    suffix: after.toString().slice(0, 48),
+    prefix: rangeText(before).slice(-48),
+    suffix: rangeText(after).slice(0, 48),
     x: box.left + box.width / 2,
     y: box.top,
   }
