@@ -187,7 +187,9 @@ test('select text, highlight it with a note; after a reload it is still there, a
       const [one, two] = [layer(1), layer(2)]
       if (!one?.querySelector('.endOfContent') || !two?.querySelector('.endOfContent')) return false
       const leaves = (l: Element) => [...l.querySelectorAll('span')].filter((s) => (s.textContent ?? '').trim() && !s.querySelector('span'))
-      const from = leaves(one).at(-1)?.firstChild
+      // The last line of body text: page 1 ends with its page number, which the stored
+      // text no longer has (the backend skips it inside a selection, not as a whole one).
+      const from = leaves(one).filter((s) => /[a-z]/i.test(s.textContent ?? '')).at(-1)?.firstChild
       const to = leaves(two)[0]?.firstChild
       if (!from || !to) return false
       const range = document.createRange()

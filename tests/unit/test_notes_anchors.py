@@ -35,6 +35,24 @@ def test_context_picks_the_right_occurrence() -> None:
     assert find_selection(PAGE, "   ") is None
 
 
+def test_page_furniture_the_stored_text_lacks_is_skipped() -> None:
+    # Pages 1 and 2 as stored (joined by the use case with a newline): the page number
+    # "84" under page 1 and the running head on top of page 2 were taken out at ingest,
+    # but a selection across the break in the PDF's text layer carries them.
+    joined = "such as CoNLL-2003 (e.g., Lample et al.,\n2016), and assume that entity types"
+    across = (
+        "such as CoNLL-2003 (e.g., Lample et al., 84 Literature Graph "
+        "2016), and assume that entity types"
+    )
+    anchor = find_selection(joined, across)
+    assert anchor is not None
+    assert anchor.text == joined
+    assert find_selection(joined, "Lample et al., 84 2016), and") is not None
+    # Short or mostly-unmatched selections are not stretched into a match.
+    assert find_selection(joined, "such as CoNLL-2003 fast") is None
+    assert find_selection(joined, "entity types of the literature graph are assumed") is None
+
+
 def _highlight(**kw: object) -> Highlight:
     fields: dict[str, object] = dict(
         id=uuid.uuid4(),

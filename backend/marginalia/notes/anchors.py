@@ -18,6 +18,10 @@ from marginalia.answer.quotes import normalize
 CONTEXT_CHARS = 48
 #: A quote matched with spaces ignored has at least this many other characters.
 MIN_SQUASHED_CHARS = 12
+#: Page furniture a selection may carry that the stored text lacks (the hygiene step took
+#: out page numbers and running heads): at most this many words, skipped in one run.
+MAX_FURNITURE_WORDS = 8
+MIN_FURNITURE_KEPT_CHARS = 24
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,9 @@ def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "
 
     A quote whose words a text layer glued at a line break ("suggeststhat": older readers
     dropped the line break between two text spans) is found with spaces ignored on both
-    sides, when it is long enough to be unambiguous."""
+    sides, when it is long enough to be unambiguous. A selection across a page break
+    carries the page number and running head the PDF shows there but the stored text no
+    longer has (:mod:`marginalia.ingest.hygiene`): one short run of such words is skipped."""
     needle = normalize(quote)
     if not needle:
         return None
@@ -67,6 +73,8 @@ def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "
         if at_end is not None:
             found = (kept[at_end[0]], kept[at_end[1] - 1] + 1)
     if found is None:
+        found = _skipping_furniture(haystack, needle, normalize(prefix), normalize(suffix))
+    if found is None:
         return None
     start, end = origin[found[0]], origin[found[1] - 1] + 1
     return Anchor(
@@ -76,6 +84,25 @@ def find_selection(page_text: str, quote: str, prefix: str = "", suffix: str = "
         prefix=page_text[max(0, start - CONTEXT_CHARS) : start],
         suffix=page_text[end : end + CONTEXT_CHARS],
     )
+
+
+def _skipping_furniture(
+    haystack: str, needle: str, before: str, after: str
+) -> tuple[int, int] | None:
+    """``needle`` with one run of at most :data:`MAX_FURNITURE_WORDS` words left out, the
+    shortest run first; what is left must be most of the quote (the skipped words at most
+    a third of its characters, and at least :data:`MIN_FURNITURE_KEPT_CHARS` kept)."""
+    words = needle.split(" ")
+    for size in range(1, min(MAX_FURNITURE_WORDS, len(words) - 1) + 1):
+        for at in range(len(words) - size + 1):
+            skipped = " ".join(words[at : at + size])
+            kept = " ".join(words[:at] + words[at + size :])
+            if len(skipped) * 3 > len(needle) or len(kept) < MIN_FURNITURE_KEPT_CHARS:
+                continue
+            found = _best(haystack, kept, before, after)
+            if found is not None:
+                return found
+    return None
 
 
 def _best(haystack: str, needle: str, before: str, after: str) -> tuple[int, int] | None:
