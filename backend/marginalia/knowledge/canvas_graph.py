@@ -33,13 +33,13 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from marginalia.db.models import Concept, SourceEdge
+from marginalia.db.models import Concept
 from marginalia.errors import ValidationFailed
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.repository import citations as cite_repo
 from marginalia.knowledge.text import normalize_whitespace
-from marginalia.knowledge.topics import TopicCluster, topic_clusters
+from marginalia.knowledge.topic_read import topics_of
 from marginalia.knowledge.views import (
     EdgeType,
     GraphEdge,
@@ -224,7 +224,7 @@ async def graph_view(
     citations = [c for c in citations if c.citing in source_ids]
     cited_by = Counter(c.cited for c in citations)
     cluster_of = {sid: c.id for c, members in clusters for sid in members}
-    topics = _topics(sources, concepts, links, source_edges, citations)
+    topics = topics_of(sources, concepts, links, source_edges, citations)
     topic_of = {sid: t.id for t in topics for sid in t.members}
     if max_concepts is not None:
         keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]
@@ -379,26 +379,6 @@ async def graph_view(
         for t in topics
     ]
     return view
-
-
-def _topics(
-    sources: Sequence[repo.SourceRow],
-    concepts: Sequence[Concept],
-    links: Sequence[tuple[uuid.UUID, uuid.UUID]],
-    source_edges: Sequence[SourceEdge],
-    citations: Sequence[cite_repo.CitationEdge],
-) -> list[TopicCluster]:
-    """The snapshot's topic clusters (every concept counts, not only those shown)."""
-    concepts_of: dict[str, list[str]] = {}
-    for sid, cid in links:
-        concepts_of.setdefault(str(sid), []).append(str(cid))
-    return topic_clusters(
-        [str(s.id) for s in sources],
-        concepts_of,
-        similar=[(str(e.source_a_id), str(e.source_b_id), e.strength) for e in source_edges],
-        citations=[(str(c.citing), str(c.cited)) for c in citations],
-        concept_names={str(c.id): c.name for c in concepts},
-    )
 
 
 def _synthesis_answer(syn: repo.SynthesisRow) -> SynthesisAnswer:

@@ -195,6 +195,11 @@ class PathStepView(BaseModel):
     reading_minutes: int
     read: bool
     read_at: datetime | None
+    topic_id: str | None = Field(
+        default=None, description="the topic cluster this step is read in (the canvas's topics)"
+    )
+    topic: str | None = Field(default=None, description="that topic's label")
+    why: str = Field(default="", description="why here: the concepts it needs and introduces")
 
 
 class LearningPathView(BaseModel):
