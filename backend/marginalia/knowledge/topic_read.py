@@ -31,6 +31,11 @@ def topics_of(
         concepts_of,
         similar=[(str(e.source_a_id), str(e.source_b_id), e.strength) for e in source_edges],
         citations=[(str(c.citing), str(c.cited)) for c in citations],
+        embeddings={
+            str(s.id): [float(x) for x in s.mean_embedding]
+            for s in sources
+            if s.mean_embedding is not None
+        },
         concept_names={str(c.id): c.name for c in concepts},
     )
 
