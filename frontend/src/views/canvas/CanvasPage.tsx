@@ -28,12 +28,14 @@ import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
 import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
 import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
-import { NODE_SIZE, toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
+import { toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
 import { OVERVIEW_ZOOM, Overview } from './Overview'
+import { LEGIBLE_ZOOM, bounds as papersBounds, initialExpanded, legibleViewport, papersView, topicGroups } from './papers'
+import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
 
@@ -77,9 +79,12 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     performance.mark('canvas-graph') // the graph has arrived (the benchmark's window opens)
     return toGraph(graphQuery.data)
   }, [graphQuery.data])
-  const [layout, setLayout] = useState<GraphLayout | null>(null)
+  const [elkLayout, setLayout] = useState<GraphLayout | null>(null)
   const [layoutError, setLayoutError] = useState<string | null>(null)
-  const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES))
+  const [params, setParams] = useSearchParams()
+  const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES, params.get('concepts') === 'all' || Boolean(params.get('focus')?.startsWith('concept:'))))
+  /** Papers-first view: the topics shown expanded (null: not decided yet). */
+  const [expanded, setExpanded] = useState<Set<string> | null>(null)
   const [selected, setSelected] = useState<string | null>(null)
   /** The keyboard cursor: where the arrow keys stand; Enter opens its panel. */
   const [cursor, setCursor] = useState<string | null>(null)
@@ -88,7 +93,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const fitted = useRef(false)
 
   useEffect(() => {
-    if (!structure) return
+    if (!structure || !filters.allConcepts) return
     let cancelled = false
     performance.mark('canvas-layout-start')
     layoutGraph(structure, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
@@ -100,16 +105,58 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     return () => {
       cancelled = true
     }
-  }, [structure])
+  }, [structure, filters.allConcepts])
 
-  // ?focus=<node id> (links from the path and wiki views): the view opens centred on it.
-  const [params] = useSearchParams()
+  // ?focus=<node id> (links from the path and wiki views, and every selection): the view
+  // opens centred on it; back/forward move between selections.
   const focus = params.get('focus')
+  const canvasRef = useRef<HTMLDivElement>(null)
+  // The papers-first view: every topic expanded when the whole map fits legibly, else none
+  // (the ?focus source's topic is expanded either way).
+  useEffect(() => {
+    if (!graph || expanded || filters.allConcepts) return
+    const pane = canvasRef.current?.getBoundingClientRect()
+    const open = initialExpanded(graph, { width: paneWidth(pane?.width || 800), height: pane?.height || 600 })
+    const topic = focus ? graph.nodes.find((n) => n.id === focus)?.topicId : null
+    if (topic) open.add(topic)
+    setExpanded(open)
+  }, [graph, expanded, filters.allConcepts, focus])
+  const papers = useMemo(
+    () => (graph && expanded && !filters.allConcepts ? papersView(graph, expanded, selected) : null),
+    [graph, expanded, filters.allConcepts, selected],
+  )
+  /** What is drawn: the papers-first graph, or the whole graph with every concept. */
+  const view = papers ? papers.graph : filters.allConcepts ? graph : null
+  const layout = papers ? papers.layout : filters.allConcepts ? elkLayout : null
+  // A mode switch sets the first view again.
+  useEffect(() => {
+    fitted.current = false
+    setViewSet(false)
+  }, [filters.allConcepts])
+  const centreTopic = useRef<string | null>(null)
+  const toggleTopic = useCallback((topicId: string) => {
+    setExpanded((prev) => {
+      const next = new Set(prev ?? [])
+      if (!next.delete(topicId)) {
+        next.add(topicId)
+        centreTopic.current = topicId
+      }
+      return next
+    })
+  }, [])
+  // An expanded topic is brought into view at a legible zoom once laid out again.
+  useEffect(() => {
+    const id = centreTopic.current
+    const box = id ? papers?.topicBoxes.get(id) : undefined
+    const pane = canvasRef.current?.getBoundingClientRect()
+    if (!box || !pane) return
+    centreTopic.current = null
+    void flow.setViewport(legibleViewport(box, { width: paneWidth(pane.width), height: pane.height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM), { duration: 300 })
+  }, [papers, flow])
 
   // The first view is set from the layout itself (no node needs measuring first), before any
   // node is drawn: fit to the whole map, or centred on ?focus. Then the nodes are added a
   // chunk per task, nearest the view's centre first (the rest of the map fills in around it).
-  const canvasRef = useRef<HTMLDivElement>(null)
   const [revealOrder, setRevealOrder] = useState<string[]>([])
   const [revealed, setRevealed] = useState(0)
   /** The first view is set (and the reveal order known). */
@@ -167,7 +214,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
     fitted.current = true
     const f = focus ? layout.positions.get(focus) : undefined
-    const focusType = focus && graph?.nodes.find((n) => n.id === focus)?.type
+    const focusType = focus && view?.nodes.find((n) => n.id === focus)?.type
     if (focus && f && focusType) {
       // Selected first: its panel takes its room beside the canvas before the view is set.
       focused.current = focus
@@ -180,19 +227,22 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const height = pane?.height || 600
       let centre: { x: number; y: number }
       if (f && focusType) {
-        const size = NODE_SIZE[focusType]
+        const size = nodeSize(view!.nodes.find((n) => n.id === focus)!)
         centre = { x: f.x + size.width / 2, y: f.y + size.height / 2 }
         pinned.current = centre
         centreOnPinned()
       } else {
         const bounds = layoutBounds(layout)
         centre = { x: bounds.x + bounds.width / 2, y: bounds.y + bounds.height / 2 }
-        void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
+        // Papers first: never a fitted miniature (labels stay >= 11 px), and the minimap's
+        // corner is left free.
+        if (papers) void flow.setViewport(legibleViewport(papersBounds(layout), { width: paneWidth(width), height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM))
+        else void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
       }
       setRevealOrder(byDistance(layout, centre))
       setViewSet(true)
     })
-  }, [layout, focus, graph, flow])
+  }, [layout, focus, view, papers, flow])
   // Later layouts (live updates) keep what is drawn and add what is new at once.
   const allRevealed = viewSet && revealed >= revealOrder.length
   const shown = useMemo(
@@ -216,19 +266,19 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
   }, [revealed, revealOrder, overview])
 
-  const visible = useMemo(() => (graph ? visibleNodeIds(graph, filters) : new Set<string>()), [graph, filters])
-  const highlight = useMemo(() => (graph ? highlightFor(graph, selected) : null), [graph, selected])
+  const visible = useMemo(() => (view ? visibleNodeIds(view, filters) : new Set<string>()), [view, filters])
+  const highlight = useMemo(() => (view && !selected?.startsWith('cluster:') ? highlightFor(view, selected) : null), [view, selected])
 
   // Nodes and edges in the order they are revealed (a chunk is appended, never inserted
   // between drawn elements), and the same object for an unchanged node or edge, so React
   // Flow re-renders only what changed.
   const rank = useMemo(() => new Map(revealOrder.map((id, i) => [id, i])), [revealOrder])
-  const orderedNodes = useMemo(() => (graph ? [...graph.nodes].sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity)) : []), [graph, rank])
+  const orderedNodes = useMemo(() => (view ? [...view.nodes].sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity)) : []), [view, rank])
   const orderedEdges = useMemo(() => {
-    if (!graph) return []
+    if (!view) return []
     const at = (e: GEdge) => Math.max(rank.get(e.source) ?? Infinity, rank.get(e.target) ?? Infinity)
-    return [...graph.edges].sort((a, b) => at(a) - at(b))
-  }, [graph, rank])
+    return [...view.edges].sort((a, b) => at(a) - at(b))
+  }, [view, rank])
   const nodeCache = useRef(new Map<string, Reused<Node<CanvasNodeData>>>())
   const edgeCache = useRef(new Map<string, Reused<Edge>>())
 
@@ -247,11 +297,13 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           id: n.id,
           type: n.type,
           position: p,
-          ...NODE_SIZE[n.type],
+          ...nodeSize(n),
           hidden,
           selected: isSelected,
-          ariaLabel: `${n.type} ${n.type === 'concept' ? n.data.kind === 'concept' && n.data.name : n.data.kind === 'source' ? n.data.title : ''}`,
+          ariaLabel: nodeAria(n),
           className: lit ? 'is-highlighted' : undefined,
+          // An expanded topic's frame lies behind its sources and takes no clicks but its header's.
+          ...(n.data.kind === 'cluster' && n.data.expanded ? { zIndex: -1, style: { pointerEvents: 'none' as const }, focusable: false } : {}),
           data: { ...n.data, highlighted, dimmed },
         }) as Node<CanvasNodeData>),
       ]
@@ -259,8 +311,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   }, [orderedNodes, layout, shown, visible, highlight, selected, cursor])
 
   const clusters = useMemo(
-    () => (graph && layout ? clusterBoxes(graph, layout.positions, visible, filters.collapsed) : []),
-    [graph, layout, visible, filters.collapsed],
+    () => (view && layout ? clusterBoxes(view, layout.positions, visible, filters.collapsed) : []),
+    [view, layout, visible, filters.collapsed],
   )
   const toggleCluster = useCallback(
     (id: string) =>
@@ -299,41 +351,76 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const focusNode = useCallback(
     (id: string) => {
       const p = layout?.positions.get(id)
-      const n = graph?.nodes.find((x) => x.id === id)
-      if (!p || !n) return
+      const n = view?.nodes.find((x) => x.id === id)
+      if (!p || !n) {
+        // Not drawn: a concept (every concept on the map), or a source of a collapsed topic.
+        const hidden = graph?.nodes.find((x) => x.id === id)
+        if (hidden?.type === 'concept' && !filters.allConcepts) setFilters((f) => ({ ...f, allConcepts: true }))
+        else if (hidden?.topicId) setExpanded((prev) => new Set([...(prev ?? []), hidden.topicId!]))
+        else return
+        focused.current = null // focused again once laid out (the ?focus effect)
+        setSelected(id)
+        if (params.get('focus') !== id) setParams((q) => (q.set('focus', id), q))
+        return
+      }
       pinned.current = null
       setSelected(id)
       setCursor(id)
-      const size = NODE_SIZE[n.type]
+      const size = nodeSize(n)
       const lift = phone() ? (canvasRef.current?.clientHeight ?? 0) / 4 / FOCUS_ZOOM : 0
       void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2 + lift, { zoom: FOCUS_ZOOM, duration: 400 })
     },
-    [layout, graph, flow],
+    [layout, view, graph, flow, filters.allConcepts, params, setParams],
   )
 
   // ?focus=<node id>: selected (its panel open) and centred once laid out; a later change of
   // the parameter moves the view to the new node.
   useEffect(() => {
-    if (!focus || !layout || !graph || !fitted.current || focused.current === focus) return
-    if (!graph.nodes.some((n) => n.id === focus)) return
+    if (!focus) {
+      // Back to no selection (the browser's back button).
+      if (focused.current) setSelected(null)
+      focused.current = null
+      return
+    }
+    if (!layout || !view || !fitted.current || focused.current === focus) return
+    if (!graph?.nodes.some((n) => n.id === focus)) return
     focused.current = focus
     focusNode(focus)
-  }, [focus, layout, graph, focusNode])
+  }, [focus, layout, view, graph, focusNode])
 
-  const onNodesChange = useCallback((changes: NodeChange[]) => {
-    // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
-    for (const c of changes)
-      if (c.type === 'select' && c.selected) {
-        setSelected(c.id)
-        setCursor(c.id)
-      }
-  }, [])
+  /** A selection by the user: in the URL (a history entry), so back/forward return to it. */
+  const select = useCallback(
+    (id: string | null) => {
+      setSelected(id)
+      if (id) setCursor(id)
+      focused.current = id
+      if ((params.get('focus') ?? null) === id) return
+      setParams((q) => {
+        if (id) q.set('focus', id)
+        else q.delete('focus')
+        return q
+      })
+    },
+    [params, setParams],
+  )
 
-  // A click opens the panel even on the node the keyboard cursor (already "selected") is on.
-  const onNodeClick = useCallback((_: unknown, n: Node) => {
-    setSelected(n.id)
-    setCursor(n.id)
-  }, [])
+  const onNodesChange = useCallback(
+    (changes: NodeChange[]) => {
+      // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
+      for (const c of changes) if (c.type === 'select' && c.selected && !c.id.startsWith('cluster:')) select(c.id)
+    },
+    [select],
+  )
+
+  // A click opens the panel even on the node the keyboard cursor (already "selected") is on;
+  // on a topic it expands (or collapses) the topic.
+  const onNodeClick = useCallback(
+    (_: unknown, n: Node) => {
+      if (n.id.startsWith('cluster:')) return toggleTopic(n.id.slice('cluster:'.length))
+      select(n.id)
+    },
+    [select, toggleTopic],
+  )
 
   // Arrow keys: the cursor to the nearest visible node that way (from the selection, else the
   // node nearest the view's centre), centred and focused; Enter opens its panel.
@@ -343,24 +430,27 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       // A dialog or popover (a citation's passage, the filters) has its own keys.
       if (e.defaultPrevented || target?.closest('[role="dialog"]')) return
       if (e.key === 'Escape') {
-        setSelected(null)
+        select(null)
+        // Focus back on the canvas (not lost on the body): the arrow keys go on from here.
+        canvasRef.current?.focus({ preventScroll: true })
         return
       }
       // Typing, and the side panel's own scrolling, keep their keys.
       if (target?.closest('input, textarea, select, [contenteditable="true"], [data-testid="canvas-panel"]')) return
-      if (!graph || !layout) return
+      if (!view || !layout) return
       const dir = ARROW_KEYS[e.key]
       if (e.key === 'Enter' && cursor && visible.has(cursor)) {
         e.preventDefault()
-        setSelected(cursor)
+        if (cursor.startsWith('cluster:')) toggleTopic(cursor.slice('cluster:'.length))
+        else select(cursor)
         return
       }
       if (!dir || e.altKey || e.ctrlKey || e.metaKey) return
       e.preventDefault()
-      const points = graph.nodes.flatMap((n) => {
+      const points = view.nodes.flatMap((n) => {
         const p = layout.positions.get(n.id)
-        if (!p || !visible.has(n.id)) return []
-        const size = NODE_SIZE[n.type]
+        if (!p || !visible.has(n.id) || (n.data.kind === 'cluster' && n.data.expanded)) return []
+        const size = nodeSize(n)
         return [{ id: n.id, x: p.x + size.width / 2, y: p.y + size.height / 2 }]
       })
       const start = cursor ?? selected
@@ -383,7 +473,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       void flow.setCenter(goal.x, goal.y, { zoom: flow.getZoom(), duration: 200 })
       requestAnimationFrame(() => document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next)}"]`)?.focus({ preventScroll: true }))
     },
-    [graph, layout, visible, cursor, selected, flow],
+    [view, layout, visible, cursor, selected, flow, select, toggleTopic],
   )
   // On the whole page while the canvas is open: focus may sit on a node, the pane or the body.
   useEffect(() => {
@@ -396,17 +486,17 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   // In the overview a click picks the node under the pointer (and zooms to it).
   const onPaneClick = useCallback(
     (e: React.MouseEvent) => {
-      if (!overview || !graph || !layout) return setSelected(null)
+      if (!overview || !view || !layout) return select(null)
       const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY })
-      const hit = graph.nodes.find((n) => {
+      const hit = view.nodes.find((n) => {
         const p = layout.positions.get(n.id)
-        const size = NODE_SIZE[n.type]
+        const size = nodeSize(n)
         return p && visible.has(n.id) && at.x >= p.x && at.x <= p.x + size.width && at.y >= p.y && at.y <= p.y + size.height
       })
       if (hit) focusNode(hit.id)
-      else setSelected(null)
+      else select(null)
     },
-    [overview, graph, layout, visible, flow, focusNode],
+    [overview, view, layout, visible, flow, focusNode, select],
   )
   const counts = graph ? { sources: graph.nodes.filter((n) => n.type === 'source').length, concepts: graph.nodes.filter((n) => n.type === 'concept').length } : null
 
@@ -439,12 +529,15 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           data-overview={overview || undefined}
           data-cursor={cursor ?? undefined}
           ref={canvasRef}
+          tabIndex={0}
+          aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Enter Escape"
           aria-describedby="canvas-keys"
         >
           <p className="sr-only" id="canvas-keys">
             Arrow keys move between nodes, Enter opens the node's details, Escape closes them.
           </p>
+          {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
           {state === 'layout' && (
             <p className="absolute inset-x-0 top-4 z-10 text-center text-sm text-stone-600 dark:text-stone-400" role="status">
               {graph ? `Laying out ${graph.nodes.length} nodes…` : 'Loading the graph…'}
@@ -474,9 +567,9 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             proOptions={{ hideAttribution: true }}
             aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           >
-            {overview && graph && layout && (
+            {overview && view && layout && (
               <Overview
-                graph={graph}
+                graph={view}
                 positions={layout.positions}
                 visible={visible}
                 filters={filters}
@@ -489,12 +582,24 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             <Background gap={40} size={1} />
             <Controls showInteractive={false} />
             {/* The overview is a map of the whole graph itself; React Flow holds no node then. */}
-            {!overview && <MiniMap pannable zoomable nodeColor={miniMapColor} ariaLabel="Mini map" className="hidden sm:block" />}
+            {!overview && (
+              <MiniMap
+                pannable
+                zoomable
+                nodeColor={miniMapColor}
+                bgColor={resolveDark(theme) ? '#1c1917' : '#ffffff'}
+                maskColor={resolveDark(theme) ? 'rgba(0, 0, 0, 0.55)' : 'rgba(240, 240, 240, 0.6)'}
+                ariaLabel="Mini map"
+                data-testid="canvas-minimap"
+                className="hidden sm:block"
+                style={{ width: MINIMAP.width, height: MINIMAP.height }}
+              />
+            )}
           </ReactFlow>
           </div>
         </div>
         {selected && graph && (
-          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={focusNode} onClose={() => setSelected(null)} />
+          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={focusNode} onClose={() => select(null)} />
         )}
       </div>
     </main>
@@ -537,5 +642,9 @@ function layoutBounds(layout: GraphLayout): { x: number; y: number; width: numbe
 }
 
 function miniMapColor(n: Node): string {
-  return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : '#78716c'
+  return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : n.type === 'cluster' ? '#14b8a6' : '#78716c'
 }
+
+/** The minimap's size; the first view keeps its corner free (above sm, where it is shown). */
+const MINIMAP = { width: 180, height: 120 }
+const paneWidth = (width: number) => (phone() || width < 640 ? width : width - MINIMAP.width - 16)
