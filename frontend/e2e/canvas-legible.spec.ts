@@ -51,7 +51,7 @@ function syntheticGraph() {
     topics.push({ id: `topic-${t + 1}`, label: `Topic concept ${t + 1}a · concept ${t + 1}b · concept ${t + 1}c`, concepts: [], concept_ids: [], source_count: members.length })
     members.forEach((id, i) => {
       nodes.push({ id, type: 'source', label: `Synthetic paper ${id.slice(-4)} on topic ${t + 1} with a fairly long title`, topic_id: `topic-${t + 1}`, data: { year: 1995 + ((i * 3 + t) % 30), citation_count: (i * 37) % 400, cited_by_here: i % 3, quality: 50 } })
-      if (i > 0) edges.push({ id: `similar:${members[i - 1]}:${id}`, source: members[i - 1], target: id, type: 'similar', weight: 1 })
+      if (i > 0) edges.push({ id: `similar:${members[i - 1]}:${id}`, source: members[i - 1]!, target: id, type: 'similar', weight: 1 })
     })
   }
   while (k < 300) {
