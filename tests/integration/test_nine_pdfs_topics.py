@@ -79,4 +79,3 @@ async def test_learning_path_reads_each_field_contiguously(services: Runtime, ni
     runs = [t for i, t in enumerate(topics) if i == 0 or topics[i - 1] != t]
     assert len(runs) == len(set(runs)), topics
     assert path.notes and "never interleaved" in path.notes
-
