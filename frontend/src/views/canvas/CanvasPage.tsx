@@ -34,7 +34,8 @@ import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
 import { OVERVIEW_ZOOM, Overview } from './Overview'
-import { LEGIBLE_ZOOM, bounds as papersBounds, initialExpanded, legibleViewport, papersView, topicGroups } from './papers'
+import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups } from './papers'
+import { MINIMAP, paneWidth, usePapers } from './usePapers'
 import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
@@ -83,8 +84,6 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const [layoutError, setLayoutError] = useState<string | null>(null)
   const [params, setParams] = useSearchParams()
   const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES, params.get('concepts') === 'all' || Boolean(params.get('focus')?.startsWith('concept:'))))
-  /** Papers-first view: the topics shown expanded (null: not decided yet). */
-  const [expanded, setExpanded] = useState<Set<string> | null>(null)
   const [selected, setSelected] = useState<string | null>(null)
   /** The keyboard cursor: where the arrow keys stand; Enter opens its panel. */
   const [cursor, setCursor] = useState<string | null>(null)
@@ -111,20 +110,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   // opens centred on it; back/forward move between selections.
   const focus = params.get('focus')
   const canvasRef = useRef<HTMLDivElement>(null)
-  // The papers-first view: every topic expanded when the whole map fits legibly, else none
-  // (the ?focus source's topic is expanded either way).
-  useEffect(() => {
-    if (!graph || expanded || filters.allConcepts) return
-    const pane = canvasRef.current?.getBoundingClientRect()
-    const open = initialExpanded(graph, { width: paneWidth(pane?.width || 800), height: pane?.height || 600 })
-    const topic = focus ? graph.nodes.find((n) => n.id === focus)?.topicId : null
-    if (topic) open.add(topic)
-    setExpanded(open)
-  }, [graph, expanded, filters.allConcepts, focus])
-  const papers = useMemo(
-    () => (graph && expanded && !filters.allConcepts ? papersView(graph, expanded, selected) : null),
-    [graph, expanded, filters.allConcepts, selected],
-  )
+  const { papers, setExpanded, toggleTopic } = usePapers(graph, filters.allConcepts, focus, selected, canvasRef)
   /** What is drawn: the papers-first graph, or the whole graph with every concept. */
   const view = papers ? papers.graph : filters.allConcepts ? graph : null
   const layout = papers ? papers.layout : filters.allConcepts ? elkLayout : null
@@ -133,27 +119,6 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     fitted.current = false
     setViewSet(false)
   }, [filters.allConcepts])
-  const centreTopic = useRef<string | null>(null)
-  const toggleTopic = useCallback((topicId: string) => {
-    setExpanded((prev) => {
-      const next = new Set(prev ?? [])
-      if (!next.delete(topicId)) {
-        next.add(topicId)
-        centreTopic.current = topicId
-      }
-      return next
-    })
-  }, [])
-  // An expanded topic is brought into view at a legible zoom once laid out again.
-  useEffect(() => {
-    const id = centreTopic.current
-    const box = id ? papers?.topicBoxes.get(id) : undefined
-    const pane = canvasRef.current?.getBoundingClientRect()
-    if (!box || !pane) return
-    centreTopic.current = null
-    void flow.setViewport(legibleViewport(box, { width: paneWidth(pane.width), height: pane.height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM), { duration: 300 })
-  }, [papers, flow])
-
   // The first view is set from the layout itself (no node needs measuring first), before any
   // node is drawn: fit to the whole map, or centred on ?focus. Then the nodes are added a
   // chunk per task, nearest the view's centre first (the rest of the map fills in around it).
@@ -236,7 +201,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
         centre = { x: bounds.x + bounds.width / 2, y: bounds.y + bounds.height / 2 }
         // Papers first: never a fitted miniature (labels stay >= 11 px), and the minimap's
         // corner is left free.
-        if (papers) void flow.setViewport(legibleViewport(papersBounds(layout), { width: paneWidth(width), height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM))
+        if (papers) void flow.setViewport(legibleViewport(layoutBounds(layout), { width: paneWidth(width), height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM))
         else void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
       }
       setRevealOrder(byDistance(layout, centre))
@@ -404,6 +369,15 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     [params, setParams],
   )
 
+  /** Search and the side panel's links: selected (in the URL) and brought into view. */
+  const goTo = useCallback(
+    (id: string) => {
+      select(id)
+      focusNode(id) // after select: an undrawn node is focused again once laid out
+    },
+    [select, focusNode],
+  )
+
   const onNodesChange = useCallback(
     (changes: NodeChange[]) => {
       // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
@@ -502,7 +476,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
 
   return (
     <main className="flex min-h-0 flex-1 flex-col">
-      <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={focusNode} />
+      <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={goTo} />
       <ErrorText error={graphQuery.error} />
       {graphQuery.data && graphQuery.remaining > 0 && (
         <div className="flex flex-wrap items-center gap-2 px-3 py-1 text-sm text-stone-700 dark:text-stone-300" data-testid="canvas-truncated" role="status">
@@ -592,14 +566,14 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
                 ariaLabel="Mini map"
                 data-testid="canvas-minimap"
                 className="hidden sm:block"
-                style={{ width: MINIMAP.width, height: MINIMAP.height }}
+                style={MINIMAP}
               />
             )}
           </ReactFlow>
           </div>
         </div>
         {selected && graph && (
-          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={focusNode} onClose={() => select(null)} />
+          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={goTo} onClose={() => select(null)} />
         )}
       </div>
     </main>
@@ -631,20 +605,7 @@ function reuse<T>(cache: Map<string, Reused<T>>, id: string, deps: unknown[], ma
   return value
 }
 
-/** The laid-out map's extent (flow coordinates). */
-function layoutBounds(layout: GraphLayout): { x: number; y: number; width: number; height: number } {
-  if (!layout.components.length) return { x: 0, y: 0, width: 1, height: 1 }
-  const x0 = Math.min(...layout.components.map((c) => c.x))
-  const y0 = Math.min(...layout.components.map((c) => c.y))
-  const x1 = Math.max(...layout.components.map((c) => c.x + c.width))
-  const y1 = Math.max(...layout.components.map((c) => c.y + c.height))
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
-}
-
 function miniMapColor(n: Node): string {
   return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : n.type === 'cluster' ? '#14b8a6' : '#78716c'
 }
 
-/** The minimap's size; the first view keeps its corner free (above sm, where it is shown). */
-const MINIMAP = { width: 180, height: 120 }
-const paneWidth = (width: number) => (phone() || width < 640 ? width : width - MINIMAP.width - 16)
