@@ -94,14 +94,19 @@ async function measure(browser: Browser, workspaceId: string, name: string, grap
   return results
 }
 
-test('9 PDFs: every label at the first view is at least 11 px, wide and on a phone', async ({ browser }) => {
-  await measure(browser, nineId, 'nine', null)
+test('9 PDFs: every label at the first view is at least 11 px, wide and on a phone', async ({ browser, request }) => {
+  const graph = await (await request.get(`/api/workspaces/${nineId}/graph`)).json()
+  expect(graph.topics.length, 'the two fields (and the rest) are separate topics').toBeGreaterThanOrEqual(2)
+  const results = await measure(browser, nineId, 'nine', null)
+  console.log(`topics: ${graph.topics.map((t: { label: string; source_count: number }) => `${t.label} (${t.source_count})`).join('; ')}`)
+  expect(results.every((r) => r.clusters === 0 || r.clusters >= 2), 'topics, not one group of everything').toBe(true)
 })
 
 test('300 synthetic sources: the first view shows labelled topics, legible, that expand on click', async ({ browser }) => {
   const graph = syntheticGraph()
   const results = await measure(browser, syntheticId, 'synthetic300', graph)
   expect(results.every((r) => r.clusters > 0), 'too many to fit legibly: topics as group nodes').toBe(true)
+  expect(results.find((r) => r.size === 'wide')!.clusters, 'several topics side by side at 1280 px').toBeGreaterThan(3)
   const page = await browser.newPage({ viewport: SIZES.wide })
   await page.route(`**/api/workspaces/${syntheticId}/graph**`, (route) => route.fulfill({ json: graph }))
   await page.goto(`/w/${syntheticId}/canvas`)
