@@ -29,10 +29,11 @@ describe('the papers-first view', () => {
     expect(papersView(graph, new Set(['topic-1']), null).graph.nodes.some((n) => n.type === 'concept')).toBe(false)
   })
 
-  it('expands every topic only when the whole map fits legibly', () => {
+  it('expands the topics that fit legibly, the others stay group nodes', () => {
     expect(initialExpanded(toGraph(api(6, 2)), { width: 1100, height: 700 }).size).toBe(3)
-    expect(initialExpanded(toGraph(api(300, 14)), { width: 1100, height: 700 }).size).toBe(0)
-    expect(initialExpanded(toGraph(api(6, 2)), { width: 390, height: 700 }).size).toBe(0)
+    const big = initialExpanded(toGraph(api(300, 14)), { width: 1100, height: 700 })
+    expect(big.size).toBeLessThan(15)
+    expect(initialExpanded(toGraph(api(6, 2)), { width: 390, height: 700 }).size).toBeLessThan(3)
   })
 
   it('never fits below the legible zoom: the top left shows instead', () => {

@@ -195,14 +195,20 @@ export function papersView(graph: Graph, expanded: ReadonlySet<string>, selected
   }
 }
 
-/** Every topic expanded when the whole map then fits the pane at a legible zoom; else none
- * (the first view shows the topics as group nodes, each expanding on click). */
+/** The topics to show expanded at first: as many as fit the pane at a legible zoom, the
+ * largest first (each one tried in turn, kept when the map still fits); the others are
+ * group nodes that expand on click. */
 export function initialExpanded(graph: Graph, pane: { width: number; height: number }): Set<string> {
-  const all = new Set(topicGroups(graph).map((g) => g.id))
-  const { layout } = papersView(graph, all, null)
-  const b = bounds(layout)
-  const zoom = Math.min(pane.width / (b.width * 1.1), pane.height / (b.height * 1.1))
-  return zoom >= LEGIBLE_ZOOM ? all : new Set()
+  const fits = (open: Set<string>) => {
+    const b = bounds(papersView(graph, open, null).layout)
+    return Math.min(pane.width / (b.width * 1.1), pane.height / (b.height * 1.1)) >= LEGIBLE_ZOOM
+  }
+  const open = new Set<string>()
+  for (const g of topicGroups(graph)) {
+    open.add(g.id)
+    if (!fits(open)) open.delete(g.id)
+  }
+  return open
 }
 
 export function bounds(layout: GraphLayout): { x: number; y: number; width: number; height: number } {
