@@ -490,6 +490,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       )}
       {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
       <LiveUpdates workspaceId={workspace.id} />
+      {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
       <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">
         <div
           className="relative min-h-[60vh] flex-1"
@@ -511,7 +512,6 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           <p className="sr-only" id="canvas-keys">
             Arrow keys move between nodes, Enter opens the node's details, Escape closes them.
           </p>
-          {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
           {state === 'layout' && (
             <p className="absolute inset-x-0 top-4 z-10 text-center text-sm text-stone-600 dark:text-stone-400" role="status">
               {graph ? `Laying out ${graph.nodes.length} nodes…` : 'Loading the graph…'}

@@ -24,7 +24,7 @@ export function YearLegend({ graph, topics }: { graph: Graph | null; topics: num
   return (
     <div
       data-testid="canvas-year-legend"
-      className="pointer-events-none absolute left-2 top-2 z-10 flex max-w-[calc(100%-1rem)] flex-wrap items-center gap-x-2 gap-y-1 rounded-md bg-white/90 px-2 py-1 text-[12px] text-stone-700 shadow-sm dark:bg-stone-900/90 dark:text-stone-200"
+      className="flex flex-wrap items-center gap-x-2 gap-y-1 px-3 py-1 text-[12px] text-stone-700 dark:text-stone-200 sm:px-5"
     >
       <span className="font-medium">{topics} {topics === 1 ? 'topic' : 'topics'} · year:</span>
       {scale.buckets.map(([from, to, color]) => (
