@@ -145,11 +145,11 @@ def topic_clusters(
     df = Counter(c for cs in concepts.values() for c in cs)
     out: list[TopicCluster] = []
     for i, members in enumerate(groups, start=1):
-        keys = characteristic_concepts(members, concepts, df, len(ids))
+        keys = characteristic_concepts(members, concepts, df, len(ids), names=names)
         label = " · ".join(names.get(k, k) for k in keys) or f"Topic {i}"
         out.append(TopicCluster(f"topic-{i}", tuple(members), keys, label))
     if unlinked:
-        keys = characteristic_concepts(unlinked, concepts, df, len(ids))
+        keys = characteristic_concepts(unlinked, concepts, df, len(ids), names=names)
         out.append(TopicCluster(UNLINKED, tuple(unlinked), keys, "Sources not linked to others"))
     return out
 
@@ -161,6 +161,7 @@ def characteristic_concepts(
     n_sources: int,
     *,
     top: int = LABEL_CONCEPTS,
+    names: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
     """The concepts most frequent in ``members`` and rarest among the other sources: share
     inside minus share outside, in at least two members — else (members that share no
@@ -178,7 +179,13 @@ def characteristic_concepts(
     if shared:
         return tuple(shared[:top])
     own = {c for _, _, c in scored}
-    picks = [min(cs & own) for s in sorted(members) if (cs := set(concepts.get(s, ()))) & own]
+    # By name, not by key (ids differ between two ingests of the same papers).
+    name = (names or {}).get
+    picks = [
+        min(cs & own, key=lambda c: (name(c, c).casefold(), c))
+        for s in sorted(members)
+        if (cs := set(concepts.get(s, ()))) & own
+    ]
     return tuple(picks[:top])
 
 
