@@ -505,6 +505,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           data-cursor={cursor ?? undefined}
           ref={canvasRef}
           tabIndex={0}
+          role="region"
           aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Enter Escape"
           aria-describedby="canvas-keys"
