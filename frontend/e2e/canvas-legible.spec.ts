@@ -4,7 +4,7 @@
 import { expect, test, type Browser } from '@playwright/test'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { PDFS } from './helpers'
+import { PDFS, expectAccessible } from './helpers'
 
 const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
 const NINE = [
@@ -117,5 +117,12 @@ test('300 synthetic sources: the first view shows labelled topics, legible, that
   const frame = page.locator(`[data-testid="canvas-topic-frame"][data-topic="${topic}"]`)
   await expect(frame).toBeVisible()
   await expect(page.getByTestId('canvas-source').first()).toBeVisible()
+  await expectAccessible(page, 'papers-first canvas with a topic expanded')
+  // Escape returns focus to the canvas.
+  await page.getByTestId('canvas-source').first().click()
+  await expect(page).toHaveURL(/focus=source%3A/)
+  await page.keyboard.press('Escape')
+  await expect(page.getByTestId('canvas')).toBeFocused()
+  await expect(page).not.toHaveURL(/focus=/)
   await page.close()
 })
