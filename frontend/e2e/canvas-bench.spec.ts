@@ -26,7 +26,7 @@ async function openWithGraph(page: Page, workspaceId: string, graph: unknown) {
       for (const e of list.getEntries()) w.__long.push({ start: e.startTime, duration: e.duration })
     }).observe({ type: 'longtask', buffered: true })
   })
-  await page.goto(`/w/${workspaceId}/canvas`)
+  await page.goto(`/w/${workspaceId}/canvas?concepts=all`)
   // Polled in the page: a failing expect() takes an ARIA snapshot of the whole page per poll.
   await page.waitForFunction(() => document.querySelector('[data-testid="canvas"]')?.getAttribute('data-state') === 'ready', null, { timeout: 180_000, polling: 500 })
   await page.waitForTimeout(1500)

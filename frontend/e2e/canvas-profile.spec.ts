@@ -26,7 +26,7 @@ test('canvas profile', async ({ browser, request }) => {
   await cdp.send('Profiler.enable')
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
   await cdp.send('Profiler.start')
-  await page.goto(`/w/${ws.id}/canvas`)
+  await page.goto(`/w/${ws.id}/canvas?concepts=all`)
   // Polled in the page: a failing expect() takes an ARIA snapshot of the whole page per poll.
   await page.waitForFunction(() => document.querySelector('[data-testid="canvas"]')?.getAttribute('data-state') === 'ready', null, { timeout: 180_000, polling: 500 })
   await page.waitForTimeout(2500)

@@ -44,8 +44,10 @@ function components(g: ApiGraph): string[][] {
   return [...groups.values()]
 }
 
+// The whole map (every concept): these tests are about the concept graph, not the
+// papers-first default (canvas-legible.spec.ts).
 async function openCanvas(page: Page) {
-  await page.goto(`/w/${workspaceId}/canvas`)
+  await page.goto(`/w/${workspaceId}/canvas?concepts=all`)
   await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 })
 }
 
@@ -222,7 +224,7 @@ test('claims and evidence side by side, the contradiction map and gaps with "res
     const after = (await (await request.get('/api/jobs?limit=500')).json()).filter((j: { kind: string; workspace_id: string }) => j.kind === 'research' && j.workspace_id === workspaceId)
     expect(after.length).toBe(before + 1)
     // The canvas follows the running job.
-    await page.goto(`/w/${workspaceId}/canvas`)
+    await page.goto(`/w/${workspaceId}/canvas?concepts=all`)
     await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
   }
 })
@@ -332,6 +334,8 @@ test('a synthesis panel shows the saved answer and its citations open the reader
   expect(done.type, JSON.stringify(done)).toBe('done')
   expect(done.answer.refused, 'the offline engine answers from the uploaded PDFs').toBe(false)
   const id = `synthesis:${done.message_id}`
+  // Answers go on the canvas only when pinned (issue 33).
+  expect((await request.post(`/api/messages/${done.message_id}/pin`)).status()).toBe(200)
   const now: { nodes: { id: string; answer?: { claims: { quote: string | null; citations: number[] }[] } }[] } = await (
     await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)
   ).json()
@@ -479,7 +483,9 @@ test('canvas synthesis panel screenshots', async ({ browser, request }) => {
   test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
   let current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
   if (!current.nodes.some((n: { type: string }) => n.type === 'synthesis')) {
-    await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' } })
+    const asked = await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' }, headers: { Accept: 'application/x-ndjson' } })
+    const done = (await asked.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l)).at(-1)
+    await request.post(`/api/messages/${done.message_id}/pin`)
     current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
   }
   const synthesis = current.nodes.find((n: { type: string }) => n.type === 'synthesis')
@@ -529,7 +535,9 @@ test('on a phone the panel is a bottom sheet over the canvas, in view without sc
   const page = await context.newPage()
   let current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
   if (!current.nodes.some((n: { type: string }) => n.type === 'synthesis')) {
-    await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' } })
+    const asked = await request.post(`/api/workspaces/${workspaceId}/ask`, { data: { question: 'How does SPECTER use citations to learn document embeddings?' }, headers: { Accept: 'application/x-ndjson' } })
+    const done = (await asked.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l)).at(-1)
+    await request.post(`/api/messages/${done.message_id}/pin`)
     current = await (await request.get(`/api/workspaces/${workspaceId}/graph?max_concepts=1000`)).json()
   }
   const synthesis = current.nodes.find((n: { type: string }) => n.type === 'synthesis')

@@ -69,7 +69,9 @@ async def test_wiki_citations_show_title_and_page(
 async def test_refusals_are_not_syntheses(
     services: Runtime, client: httpx.AsyncClient, shown: tuple[uuid.UUID, list]
 ) -> None:
+    """Answers go on the canvas only when pinned (issue 33); a refusal cannot be pinned."""
     ws, sids = shown
+    ids: dict[str, uuid.UUID] = {}  # question -> its answer message
     async with services.db.transaction() as session:
         conv = await conv_repo.create(session, workspace_id=ws, source_id=None, title="t")
     for question, answer in (
@@ -81,7 +83,7 @@ async def test_refusals_are_not_syntheses(
                 session, conversation_id=conv.id, role="user", content=question
             )
         async with services.db.transaction() as session:
-            await conv_repo.add_message(
+            message = await conv_repo.add_message(
                 session,
                 conversation_id=conv.id,
                 role="assistant",
@@ -89,6 +91,18 @@ async def test_refusals_are_not_syntheses(
                 cited_sources=[] if answer["refused"] else [{"source_id": str(sids[0])}],
                 answer=answer,
             )
+            ids[question] = message.id
+    graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
+    assert not [n for n in graph["nodes"] if n["type"] == "synthesis"], "nothing pinned yet"
+    refusal = ids["What is the capital of Peru?"]
+    r = await client.post(f"/api/messages/{refusal}/pin")
+    assert r.status_code == 422 and "refusal" in r.json()["detail"]
+    assert (await client.post(f"/api/messages/{uuid.uuid4()}/pin")).status_code == 404
+    answered = ids["What is MobileBERT?"]
+    pinned = await client.post(f"/api/messages/{answered}/pin")
+    assert pinned.status_code == 200 and pinned.json()["pinned_at"]
+    again = await client.post(f"/api/messages/{answered}/pin")
+    assert again.json()["pinned_at"] == pinned.json()["pinned_at"], "the first pin's time stays"
     graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
     syntheses = [n for n in graph["nodes"] if n["type"] == "synthesis"]
     assert [n["data"] for n in syntheses] == [
@@ -105,6 +119,10 @@ async def test_refusals_are_not_syntheses(
     assert syntheses[0]["label"] == "What is MobileBERT?"
     cites = [e for e in graph["edges"] if e["source"] == syntheses[0]["id"]]
     assert [e["target"] for e in cites] == [f"source:{sids[0]}"]
+    unpinned = await client.delete(f"/api/messages/{answered}/pin")
+    assert unpinned.status_code == 200 and unpinned.json()["pinned_at"] is None
+    graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
+    assert not [n for n in graph["nodes"] if n["type"] == "synthesis"], "unpinned: gone"
 
 
 async def test_synthesis_node_carries_its_citations(
@@ -119,6 +137,7 @@ async def test_synthesis_node_carries_its_citations(
         events = [json.loads(line) async for line in r.aiter_lines() if line.strip()]
     done = events[-1]
     assert done["type"] == "done" and not done["answer"]["refused"], done
+    assert (await client.post(f"/api/messages/{done['message_id']}/pin")).status_code == 200
     graph = (await client.get(f"/api/workspaces/{ws}/graph")).json()
     node = next(n for n in graph["nodes"] if n["id"] == f"synthesis:{done['message_id']}")
     answer = node["answer"]

@@ -271,6 +271,9 @@ class MessageOut(BaseModel):
     cited_sources: list[Any]
     answer: dict[str, Any] | None
     created_at: datetime
+    pinned_at: datetime | None = Field(
+        default=None, description="when the user pinned this answer to the canvas (null: not)"
+    )
 
 
 class ConversationDetail(ConversationOut):

@@ -436,6 +436,8 @@ class Message(SQLModel, table=True):
     cited_sources: list[Any] = jsonb([])
     answer: dict[str, Any] | None = jsonb(None)
     created_at: datetime = created()
+    # Migration 0024: the user pinned this answer to the canvas (null: not on it).
+    pinned_at: datetime | None = Field(default=None, sa_column=Column(DateTime(timezone=True)))
 
 
 class Note(SQLModel, table=True):

@@ -39,6 +39,7 @@ from marginalia.knowledge import repository as repo
 from marginalia.knowledge.context import KnowledgeContext, require_workspace
 from marginalia.knowledge.repository import citations as cite_repo
 from marginalia.knowledge.text import normalize_whitespace
+from marginalia.knowledge.topic_read import topics_of
 from marginalia.knowledge.views import (
     EdgeType,
     GraphEdge,
@@ -47,6 +48,7 @@ from marginalia.knowledge.views import (
     SynthesisAnswer,
     SynthesisClaim,
     SynthesisPassage,
+    TopicView,
 )
 
 TYPES = ("source", "concept", "synthesis")
@@ -222,6 +224,8 @@ async def graph_view(
     citations = [c for c in citations if c.citing in source_ids]
     cited_by = Counter(c.cited for c in citations)
     cluster_of = {sid: c.id for c, members in clusters for sid in members}
+    topics = topics_of(sources, concepts, links, source_edges, citations)
+    topic_of = {sid: t.id for t in topics for sid in t.members}
     if max_concepts is not None:
         keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]
         concepts = sorted(keep, key=lambda c: c.slug)
@@ -235,11 +239,13 @@ async def graph_view(
                 type="source",
                 label=s.title,
                 cluster_id=cluster_of.get(s.id),
+                topic_id=topic_of.get(str(s.id)),
                 data={
                     "year": s.year,
                     "quality": s.quality_score,
                     "tldr": s.tldr,
                     "cited_by_here": cited_by.get(s.id, 0),
+                    "citation_count": s.citation_count,
                 },
             )
         )
@@ -360,7 +366,19 @@ async def graph_view(
         importance[f"synthesis:{syn.message_id}"] = (
             (syn.created_at.timestamp(),) if syn.created_at else (float(-rank),)
         )
-    return page_graph(nodes, edges, importance, limit=limit, cursor=position)
+    view = page_graph(nodes, edges, importance, limit=limit, cursor=position)
+    slugs = {str(c.id): c.slug for c in concepts}
+    view.topics = [
+        TopicView(
+            id=t.id,
+            label=t.label,
+            concepts=[c.name for c in concepts if str(c.id) in t.concepts],
+            concept_ids=[f"concept:{slugs[k]}" for k in t.concepts],
+            source_count=len(t.members),
+        )
+        for t in topics
+    ]
+    return view
 
 
 def _synthesis_answer(syn: repo.SynthesisRow) -> SynthesisAnswer:

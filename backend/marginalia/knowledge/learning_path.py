@@ -14,9 +14,11 @@ from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
 from marginalia.knowledge.concept_graph import ConceptEdge as PureConceptEdge
 from marginalia.knowledge.context import KnowledgeContext, require_workspace, resolve_llm
-from marginalia.knowledge.paths import PathSource, plan_learning_path
+from marginalia.knowledge.paths import PathSource
 from marginalia.knowledge.sentences import shown
 from marginalia.knowledge.text import display_text
+from marginalia.knowledge.topic_paths import plan_topic_paths
+from marginalia.knowledge.topic_read import load_topics
 from marginalia.knowledge.views import (
     LearningPathView,
     PathConceptView,
@@ -62,6 +64,7 @@ async def generate_learning_path(
         links = await repo.source_concept_links(session, workspace_id)
         edges = await repo.list_concept_edges(session, workspace_id)
         version = await repo.knowledge_version(session, workspace_id)
+        topics = await load_topics(session, workspace_id, sources, concepts, links)
     by_id = {c.id: c for c in concepts}
     covered: dict[uuid.UUID, dict[str, int]] = defaultdict(dict)
     for sid, cid in links:
@@ -90,10 +93,11 @@ async def generate_learning_path(
                 or takeaways_of([s.summary])
             ),
             year=s.year,
+            citations=s.citation_count or 0,
         )
         for s in sources
     ]
-    plan = plan_learning_path(path_sources, pure_edges)
+    plan, _ = plan_topic_paths(path_sources, pure_edges, topics)
     takeaways = {st.source_id: list(st.key_takeaways) for st in plan.steps}
     notes = list(plan.notes)
     if plan.broken_cycles:
@@ -172,6 +176,9 @@ async def latest_learning_path(
         sources = await repo.workspace_sources(session, workspace_id)
         concepts = {c.slug: c for c in await repo.list_concepts(session, workspace_id)}
         version = await repo.knowledge_version(session, workspace_id)
+        links = await repo.source_concept_links(session, workspace_id)
+        topics = await load_topics(session, workspace_id, sources, list(concepts.values()), links)
+    topic_of = {m: t for t in topics for m in t.members}
     titles = {str(s.id): s.title for s in sources}
     position = {str(st.source_id): st.position for st in steps}
     stale = path.knowledge_version != version
@@ -191,7 +198,10 @@ async def latest_learning_path(
         return concepts[slug].name if slug in concepts else slug.replace("-", " ")
 
     out_steps: list[PathStepView] = []
+    seen: dict[str | None, set[str]] = {}
     for st in steps:
+        topic = topic_of.get(str(st.source_id))
+        earlier = seen.setdefault(topic.id if topic else None, set())
         prereqs = []
         for item in st.prerequisites:
             sid, slugs = _prerequisite(item)
@@ -207,6 +217,8 @@ async def latest_learning_path(
                     concepts=[name(c) for c in slugs],
                 )
             )
+        introduced = [c for c in st.concepts if c not in earlier]
+        earlier.update(st.concepts)
         out_steps.append(
             PathStepView(
                 id=st.id,
@@ -228,6 +240,13 @@ async def latest_learning_path(
                 reading_minutes=st.reading_minutes,
                 read=st.read_at is not None,
                 read_at=st.read_at,
+                topic_id=topic.id if topic else None,
+                topic=topic.label if topic else None,
+                why=step_reason(
+                    prereqs,
+                    [name(c) for c in introduced],
+                    first=not out_steps or out_steps[-1].topic_id != (topic.id if topic else None),
+                ),
             )
         )
     return LearningPathView(
@@ -257,6 +276,37 @@ async def mark_step_read(
     view = await latest_learning_path(ctx, workspace_id)
     assert view is not None
     return view
+
+
+MAX_REASON_CONCEPTS = 4
+
+
+def step_reason(
+    prereqs: Sequence[PathPrerequisiteView], introduced: list[str], *, first: bool
+) -> str:
+    """Why a step stands where it does: the steps (and concepts) it needs, the concepts it
+    introduces to its topic."""
+    parts: list[str] = []
+    needs = [p for p in prereqs if p.position is not None]
+    if needs:
+        parts.append(
+            "Needs "
+            + "; ".join(
+                f"{', '.join(p.concepts[:MAX_REASON_CONCEPTS]) or 'its groundwork'} "
+                f"(step {p.position})"
+                for p in needs
+            )
+            + "."
+        )
+    elif first:
+        parts.append("Starts this topic: the most foundational of its sources.")
+    else:
+        parts.append("No concept prerequisite; more specialised than the steps before it.")
+    if introduced:
+        shown_names = ", ".join(introduced[:MAX_REASON_CONCEPTS])
+        more = len(introduced) - MAX_REASON_CONCEPTS
+        parts.append(f"Introduces {shown_names}" + (f" and {more} more." if more > 0 else "."))
+    return " ".join(parts)
 
 
 def _count(n: int, noun: str) -> str:

@@ -54,6 +54,7 @@ class PathSource:
     concepts: Mapping[str, int] = field(default_factory=dict)
     takeaways: Sequence[str] = ()
     year: int | None = None
+    citations: int = 0
 
 
 @dataclass(frozen=True)
@@ -193,11 +194,14 @@ def plan_learning_path(
     dag.add_edges_from((x, y) for x, ys in accepted.items() for y in ys)
     reduced = nx.transitive_reduction(dag)
 
-    def priority(sid: str) -> tuple[float, int, str, str]:
+    def priority(sid: str) -> tuple[float, int, int, str, str]:
+        # Foundational first (lowest mean level), then the most cited (a reference work
+        # before the papers built on it), then older first.
         s = by_id[sid]
         mean = _mean_level(s)
         year = s.year if s.year is not None else 9999
-        return (1.0 if mean is None else round(mean, 9), year, s.title.casefold(), sid)
+        level = 1.0 if mean is None else round(mean, 9)
+        return (level, -s.citations, year, s.title.casefold(), sid)
 
     indegree = {sid: dag.in_degree(sid) for sid in by_id}
     heap = [(priority(sid), sid) for sid, d in indegree.items() if d == 0]

@@ -54,6 +54,9 @@ class GraphNode(BaseModel):
     cluster_id: uuid.UUID | None = Field(
         default=None, description="sources: redundancy cluster, if any"
     )
+    topic_id: str | None = Field(
+        default=None, description="sources: the topic cluster (an id of the view's `topics`)"
+    )
     data: dict[str, Any] = Field(default_factory=dict)
     answer: SynthesisAnswer | None = Field(
         default=None, description="syntheses: the saved answer with its citations"
@@ -70,6 +73,17 @@ class GraphEdge(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
+class TopicView(BaseModel):
+    """A topic cluster of sources (community detection over shared concepts, similarity
+    and citations); its label is its most characteristic concepts."""
+
+    id: str
+    label: str
+    concepts: list[str] = Field(description="the characteristic concepts' names, best first")
+    concept_ids: list[str] = Field(description="their node ids ('concept:<slug>')")
+    source_count: int
+
+
 class GraphView(BaseModel):
     """One page of the graph: its nodes and the edges that close on this page (both ends
     on this page or an earlier one). Without ``limit``, the whole graph."""
@@ -81,6 +95,9 @@ class GraphView(BaseModel):
         default=None, description="pass as `cursor` for the next page; null: this is the last"
     )
     remaining: int = Field(default=0, description="nodes after this page")
+    topics: list[TopicView] = Field(
+        default_factory=list, description="the topic clusters of the whole snapshot's sources"
+    )
 
 
 class ConceptView(BaseModel):
@@ -178,6 +195,11 @@ class PathStepView(BaseModel):
     reading_minutes: int
     read: bool
     read_at: datetime | None
+    topic_id: str | None = Field(
+        default=None, description="the topic cluster this step is read in (the canvas's topics)"
+    )
+    topic: str | None = Field(default=None, description="that topic's label")
+    why: str = Field(default="", description="why here: the concepts it needs and introduces")
 
 
 class LearningPathView(BaseModel):

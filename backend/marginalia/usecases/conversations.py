@@ -54,3 +54,26 @@ async def rename_conversation(rt: Runtime, conversation_id: uuid.UUID, title: st
         if conversation is None:
             raise NotFoundError(f"no conversation with id {conversation_id}")
         return await repo.rename(session, conversation, title)
+
+
+async def pin_answer(rt: Runtime, message_id: uuid.UUID, *, pinned: bool) -> Message:
+    """Put an answer on the canvas (``pinned``) or take it off. Only an assistant message
+    that answered can be pinned (a question or a refusal is no synthesis); unpinning
+    anything is allowed."""
+    async with rt.db.transaction() as session:
+        message = await repo.get_message(session, message_id)
+        if message is None:
+            raise NotFoundError(f"no message with id {message_id}")
+        if pinned and not is_answered(message):
+            raise ValidationFailed(
+                "only an answer that answered can be pinned to the canvas "
+                "(this message is a question or a refusal)"
+            )
+        return await repo.set_pinned(session, message, pinned=pinned)
+
+
+def is_answered(message: Message) -> bool:
+    """An assistant message that answered: not refused, and it cites a source."""
+    if message.role != "assistant" or not message.cited_sources:
+        return False
+    return not (isinstance(message.answer, dict) and message.answer.get("refused") is True)

@@ -228,6 +228,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages/{message_id}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pin an answer to the canvas
+         * @description The answer becomes a synthesis node of its workspace's canvas (answers are never
+         *     added automatically). Pinning a pinned answer keeps its first pin time.
+         */
+        post: operations["pin_message_api_messages__message_id__pin_post"];
+        /** Take an answer off the canvas */
+        delete: operations["unpin_message_api_messages__message_id__pin_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sources/{source_id}": {
         parameters: {
             query?: never;
@@ -1904,6 +1926,11 @@ export interface components {
              */
             level?: number | null;
             /**
+             * Topic Id
+             * @description sources: the topic cluster (an id of the view's `topics`)
+             */
+            topic_id?: string | null;
+            /**
              * Type
              * @enum {string}
              */
@@ -1930,6 +1957,11 @@ export interface components {
              * @default 0
              */
             remaining: number;
+            /**
+             * Topics
+             * @description the topic clusters of the whole snapshot's sources
+             */
+            topics?: components["schemas"]["TopicView"][];
             /**
              * Total Nodes
              * @description nodes in the whole graph
@@ -2200,6 +2232,11 @@ export interface components {
              * Format: uuid
              */
             id: string;
+            /**
+             * Pinned At
+             * @description when the user pinned this answer to the canvas (null: not)
+             */
+            pinned_at?: string | null;
             /** Role */
             role: string;
         };
@@ -2283,6 +2320,22 @@ export interface components {
             source_id: string;
             /** Title */
             title: string;
+            /**
+             * Topic
+             * @description that topic's label
+             */
+            topic?: string | null;
+            /**
+             * Topic Id
+             * @description the topic cluster this step is read in (the canvas's topics)
+             */
+            topic_id?: string | null;
+            /**
+             * Why
+             * @description why here: the concepts it needs and introduces
+             * @default
+             */
+            why: string;
         };
         /** PingRequest */
         PingRequest: {
@@ -2762,6 +2815,29 @@ export interface components {
              * @description The new name
              */
             name: string;
+        };
+        /**
+         * TopicView
+         * @description A topic cluster of sources (community detection over shared concepts, similarity
+         *     and citations); its label is its most characteristic concepts.
+         */
+        TopicView: {
+            /**
+             * Concept Ids
+             * @description their node ids ('concept:<slug>')
+             */
+            concept_ids: string[];
+            /**
+             * Concepts
+             * @description the characteristic concepts' names, best first
+             */
+            concepts: string[];
+            /** Id */
+            id: string;
+            /** Label */
+            label: string;
+            /** Source Count */
+            source_count: number;
         };
         /**
          * UploadFileOut
@@ -4369,6 +4445,176 @@ export interface operations {
             };
             /** @description Invalid request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    pin_message_api_messages__message_id__pin_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    unpin_message_api_messages__message_id__pin_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageOut"];
+                };
+            };
+            /** @description Not an allowed Host */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No valid credentials (accounts mode) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Forbidden: a reader's write (accounts mode), or a cross-origin browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Not found, or not shared with you */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Invalid request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

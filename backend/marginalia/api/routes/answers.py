@@ -127,3 +127,25 @@ async def rename_conversation(
 async def delete_conversation(conversation_id: uuid.UUID, rt: RuntimeDep) -> Response:
     await conversations.delete_conversation(rt, conversation_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post(
+    "/messages/{message_id}/pin",
+    response_model=MessageOut,
+    responses={404: {"model": ErrorOut}, 422: {"model": ErrorOut}},
+    summary="Pin an answer to the canvas",
+)
+async def pin_message(message_id: uuid.UUID, rt: RuntimeDep) -> MessageOut:
+    """The answer becomes a synthesis node of its workspace's canvas (answers are never
+    added automatically). Pinning a pinned answer keeps its first pin time."""
+    return MessageOut.model_validate(await conversations.pin_answer(rt, message_id, pinned=True))
+
+
+@router.delete(
+    "/messages/{message_id}/pin",
+    response_model=MessageOut,
+    responses={404: {"model": ErrorOut}},
+    summary="Take an answer off the canvas",
+)
+async def unpin_message(message_id: uuid.UUID, rt: RuntimeDep) -> MessageOut:
+    return MessageOut.model_validate(await conversations.pin_answer(rt, message_id, pinned=False))

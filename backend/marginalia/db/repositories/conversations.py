@@ -129,3 +129,18 @@ async def last_messages(
         .limit(limit)
     )
     return list(reversed(result.scalars().all()))
+
+
+async def get_message(session: AsyncSession, message_id: uuid.UUID) -> Message | None:
+    return await session.get(Message, message_id)
+
+
+async def set_pinned(session: AsyncSession, message: Message, *, pinned: bool) -> Message:
+    """Pin (keeping the first pin's time) or unpin an answer on the canvas."""
+    value = (message.pinned_at or func.now()) if pinned else None
+    await session.execute(
+        update(Message).where(col(Message.id) == message.id).values(pinned_at=value)
+    )
+    await session.flush()
+    await session.refresh(message)
+    return message

@@ -127,7 +127,7 @@ async def database_now(session: AsyncSession) -> datetime:
 async def syntheses(
     session: AsyncSession, workspace_id: uuid.UUID, *, limit: int = 200
 ) -> list[SynthesisRow]:
-    """Saved answers of the workspace, newest first.
+    """Saved answers of the workspace the user pinned to the canvas, newest first.
 
     A synthesis is an assistant message that answered: refusals, and answers that kept no
     claim or cite nothing, are chat history but not syntheses. ``question`` is the user
@@ -150,6 +150,7 @@ async def syntheses(
                    m.created_at
               FROM messages m JOIN conversations c ON c.id = m.conversation_id
              WHERE c.workspace_id = :ws AND m.role = 'assistant'
+               AND m.pinned_at IS NOT NULL
                AND COALESCE((m.answer ->> 'refused')::boolean, false) = false
                AND jsonb_array_length(COALESCE(m.cited_sources, '[]'::jsonb)) > 0
                AND (m.answer IS NULL

@@ -28,12 +28,15 @@ import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
 import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
 import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
-import { NODE_SIZE, toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
+import { toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
 import { OVERVIEW_ZOOM, Overview } from './Overview'
+import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups } from './papers'
+import { MINIMAP, paneWidth, usePapers } from './usePapers'
+import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
 import { Toolbar } from './Toolbar'
 
@@ -77,9 +80,10 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     performance.mark('canvas-graph') // the graph has arrived (the benchmark's window opens)
     return toGraph(graphQuery.data)
   }, [graphQuery.data])
-  const [layout, setLayout] = useState<GraphLayout | null>(null)
+  const [elkLayout, setLayout] = useState<GraphLayout | null>(null)
   const [layoutError, setLayoutError] = useState<string | null>(null)
-  const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES))
+  const [params, setParams] = useSearchParams()
+  const [filters, setFilters] = useState<Filters>(() => defaultFilters(EDGE_TYPES, params.get('concepts') === 'all' || Boolean(params.get('focus')?.startsWith('concept:'))))
   const [selected, setSelected] = useState<string | null>(null)
   /** The keyboard cursor: where the arrow keys stand; Enter opens its panel. */
   const [cursor, setCursor] = useState<string | null>(null)
@@ -88,7 +92,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const fitted = useRef(false)
 
   useEffect(() => {
-    if (!structure) return
+    if (!structure || !filters.allConcepts) return
     let cancelled = false
     performance.mark('canvas-layout-start')
     layoutGraph(structure, layoutCache(), () => createElkEngine(LAYOUT_TIME_LIMIT_MS))
@@ -100,16 +104,24 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     return () => {
       cancelled = true
     }
-  }, [structure])
+  }, [structure, filters.allConcepts])
 
-  // ?focus=<node id> (links from the path and wiki views): the view opens centred on it.
-  const [params] = useSearchParams()
+  // ?focus=<node id> (links from the path and wiki views, and every selection): the view
+  // opens centred on it; back/forward move between selections.
   const focus = params.get('focus')
-
+  const canvasRef = useRef<HTMLDivElement>(null)
+  const { papers, setExpanded, toggleTopic } = usePapers(graph, filters.allConcepts, focus, selected, canvasRef)
+  /** What is drawn: the papers-first graph, or the whole graph with every concept. */
+  const view = papers ? papers.graph : filters.allConcepts ? graph : null
+  const layout = papers ? papers.layout : filters.allConcepts ? elkLayout : null
+  // A mode switch sets the first view again.
+  useEffect(() => {
+    fitted.current = false
+    setViewSet(false)
+  }, [filters.allConcepts])
   // The first view is set from the layout itself (no node needs measuring first), before any
   // node is drawn: fit to the whole map, or centred on ?focus. Then the nodes are added a
   // chunk per task, nearest the view's centre first (the rest of the map fills in around it).
-  const canvasRef = useRef<HTMLDivElement>(null)
   const [revealOrder, setRevealOrder] = useState<string[]>([])
   const [revealed, setRevealed] = useState(0)
   /** The first view is set (and the reveal order known). */
@@ -167,7 +179,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
     fitted.current = true
     const f = focus ? layout.positions.get(focus) : undefined
-    const focusType = focus && graph?.nodes.find((n) => n.id === focus)?.type
+    const focusType = focus && view?.nodes.find((n) => n.id === focus)?.type
     if (focus && f && focusType) {
       // Selected first: its panel takes its room beside the canvas before the view is set.
       focused.current = focus
@@ -180,19 +192,22 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const height = pane?.height || 600
       let centre: { x: number; y: number }
       if (f && focusType) {
-        const size = NODE_SIZE[focusType]
+        const size = nodeSize(view!.nodes.find((n) => n.id === focus)!)
         centre = { x: f.x + size.width / 2, y: f.y + size.height / 2 }
         pinned.current = centre
         centreOnPinned()
       } else {
         const bounds = layoutBounds(layout)
         centre = { x: bounds.x + bounds.width / 2, y: bounds.y + bounds.height / 2 }
-        void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
+        // Papers first: never a fitted miniature (labels stay >= 11 px), and the minimap's
+        // corner is left free.
+        if (papers) void flow.setViewport(legibleViewport(layoutBounds(layout), { width: paneWidth(width), height }, LEGIBLE_ZOOM, FIT_MAX_ZOOM))
+        else void flow.setViewport(getViewportForBounds(bounds, width, height, 0.03, FIT_MAX_ZOOM, FIT_PADDING))
       }
       setRevealOrder(byDistance(layout, centre))
       setViewSet(true)
     })
-  }, [layout, focus, graph, flow])
+  }, [layout, focus, view, papers, flow])
   // Later layouts (live updates) keep what is drawn and add what is new at once.
   const allRevealed = viewSet && revealed >= revealOrder.length
   const shown = useMemo(
@@ -216,19 +231,19 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
   }, [revealed, revealOrder, overview])
 
-  const visible = useMemo(() => (graph ? visibleNodeIds(graph, filters) : new Set<string>()), [graph, filters])
-  const highlight = useMemo(() => (graph ? highlightFor(graph, selected) : null), [graph, selected])
+  const visible = useMemo(() => (view ? visibleNodeIds(view, filters) : new Set<string>()), [view, filters])
+  const highlight = useMemo(() => (view && !selected?.startsWith('cluster:') ? highlightFor(view, selected) : null), [view, selected])
 
   // Nodes and edges in the order they are revealed (a chunk is appended, never inserted
   // between drawn elements), and the same object for an unchanged node or edge, so React
   // Flow re-renders only what changed.
   const rank = useMemo(() => new Map(revealOrder.map((id, i) => [id, i])), [revealOrder])
-  const orderedNodes = useMemo(() => (graph ? [...graph.nodes].sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity)) : []), [graph, rank])
+  const orderedNodes = useMemo(() => (view ? [...view.nodes].sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity)) : []), [view, rank])
   const orderedEdges = useMemo(() => {
-    if (!graph) return []
+    if (!view) return []
     const at = (e: GEdge) => Math.max(rank.get(e.source) ?? Infinity, rank.get(e.target) ?? Infinity)
-    return [...graph.edges].sort((a, b) => at(a) - at(b))
-  }, [graph, rank])
+    return [...view.edges].sort((a, b) => at(a) - at(b))
+  }, [view, rank])
   const nodeCache = useRef(new Map<string, Reused<Node<CanvasNodeData>>>())
   const edgeCache = useRef(new Map<string, Reused<Edge>>())
 
@@ -247,11 +262,13 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           id: n.id,
           type: n.type,
           position: p,
-          ...NODE_SIZE[n.type],
+          ...nodeSize(n),
           hidden,
           selected: isSelected,
-          ariaLabel: `${n.type} ${n.type === 'concept' ? n.data.kind === 'concept' && n.data.name : n.data.kind === 'source' ? n.data.title : ''}`,
+          ariaLabel: nodeAria(n),
           className: lit ? 'is-highlighted' : undefined,
+          // An expanded topic's frame lies behind its sources and takes no clicks but its header's.
+          ...(n.data.kind === 'cluster' && n.data.expanded ? { zIndex: -1, style: { pointerEvents: 'none' as const }, focusable: false } : {}),
           data: { ...n.data, highlighted, dimmed },
         }) as Node<CanvasNodeData>),
       ]
@@ -259,8 +276,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   }, [orderedNodes, layout, shown, visible, highlight, selected, cursor])
 
   const clusters = useMemo(
-    () => (graph && layout ? clusterBoxes(graph, layout.positions, visible, filters.collapsed) : []),
-    [graph, layout, visible, filters.collapsed],
+    () => (view && layout ? clusterBoxes(view, layout.positions, visible, filters.collapsed) : []),
+    [view, layout, visible, filters.collapsed],
   )
   const toggleCluster = useCallback(
     (id: string) =>
@@ -299,41 +316,85 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   const focusNode = useCallback(
     (id: string) => {
       const p = layout?.positions.get(id)
-      const n = graph?.nodes.find((x) => x.id === id)
-      if (!p || !n) return
+      const n = view?.nodes.find((x) => x.id === id)
+      if (!p || !n) {
+        // Not drawn: a concept (every concept on the map), or a source of a collapsed topic.
+        const hidden = graph?.nodes.find((x) => x.id === id)
+        if (hidden?.type === 'concept' && !filters.allConcepts) setFilters((f) => ({ ...f, allConcepts: true }))
+        else if (hidden?.topicId) setExpanded((prev) => new Set([...(prev ?? []), hidden.topicId!]))
+        else return
+        focused.current = null // focused again once laid out (the ?focus effect)
+        setSelected(id)
+        if (params.get('focus') !== id) setParams((q) => (q.set('focus', id), q))
+        return
+      }
       pinned.current = null
       setSelected(id)
       setCursor(id)
-      const size = NODE_SIZE[n.type]
+      const size = nodeSize(n)
       const lift = phone() ? (canvasRef.current?.clientHeight ?? 0) / 4 / FOCUS_ZOOM : 0
       void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2 + lift, { zoom: FOCUS_ZOOM, duration: 400 })
     },
-    [layout, graph, flow],
+    [layout, view, graph, flow, filters.allConcepts, params, setParams],
   )
 
   // ?focus=<node id>: selected (its panel open) and centred once laid out; a later change of
   // the parameter moves the view to the new node.
   useEffect(() => {
-    if (!focus || !layout || !graph || !fitted.current || focused.current === focus) return
-    if (!graph.nodes.some((n) => n.id === focus)) return
+    if (!focus) {
+      // Back to no selection (the browser's back button).
+      if (focused.current) setSelected(null)
+      focused.current = null
+      return
+    }
+    if (!layout || !view || !fitted.current || focused.current === focus) return
+    if (!graph?.nodes.some((n) => n.id === focus)) return
     focused.current = focus
     focusNode(focus)
-  }, [focus, layout, graph, focusNode])
+  }, [focus, layout, view, graph, focusNode])
 
-  const onNodesChange = useCallback((changes: NodeChange[]) => {
-    // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
-    for (const c of changes)
-      if (c.type === 'select' && c.selected) {
-        setSelected(c.id)
-        setCursor(c.id)
-      }
-  }, [])
+  /** A selection by the user: in the URL (a history entry), so back/forward return to it. */
+  const select = useCallback(
+    (id: string | null) => {
+      setSelected(id)
+      if (id) setCursor(id)
+      focused.current = id
+      if ((params.get('focus') ?? null) === id) return
+      setParams((q) => {
+        if (id) q.set('focus', id)
+        else q.delete('focus')
+        return q
+      })
+    },
+    [params, setParams],
+  )
 
-  // A click opens the panel even on the node the keyboard cursor (already "selected") is on.
-  const onNodeClick = useCallback((_: unknown, n: Node) => {
-    setSelected(n.id)
-    setCursor(n.id)
-  }, [])
+  /** Search and the side panel's links: selected (in the URL) and brought into view. */
+  const goTo = useCallback(
+    (id: string) => {
+      select(id)
+      focusNode(id) // after select: an undrawn node is focused again once laid out
+    },
+    [select, focusNode],
+  )
+
+  const onNodesChange = useCallback(
+    (changes: NodeChange[]) => {
+      // Keyboard (Enter on a focused node) and clicks both arrive as selection changes.
+      for (const c of changes) if (c.type === 'select' && c.selected && !c.id.startsWith('cluster:')) select(c.id)
+    },
+    [select],
+  )
+
+  // A click opens the panel even on the node the keyboard cursor (already "selected") is on;
+  // on a topic it expands (or collapses) the topic.
+  const onNodeClick = useCallback(
+    (_: unknown, n: Node) => {
+      if (n.id.startsWith('cluster:')) return toggleTopic(n.id.slice('cluster:'.length))
+      select(n.id)
+    },
+    [select, toggleTopic],
+  )
 
   // Arrow keys: the cursor to the nearest visible node that way (from the selection, else the
   // node nearest the view's centre), centred and focused; Enter opens its panel.
@@ -343,24 +404,27 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       // A dialog or popover (a citation's passage, the filters) has its own keys.
       if (e.defaultPrevented || target?.closest('[role="dialog"]')) return
       if (e.key === 'Escape') {
-        setSelected(null)
+        select(null)
+        // Focus back on the canvas (not lost on the body): the arrow keys go on from here.
+        canvasRef.current?.focus({ preventScroll: true })
         return
       }
       // Typing, and the side panel's own scrolling, keep their keys.
       if (target?.closest('input, textarea, select, [contenteditable="true"], [data-testid="canvas-panel"]')) return
-      if (!graph || !layout) return
+      if (!view || !layout) return
       const dir = ARROW_KEYS[e.key]
       if (e.key === 'Enter' && cursor && visible.has(cursor)) {
         e.preventDefault()
-        setSelected(cursor)
+        if (cursor.startsWith('cluster:')) toggleTopic(cursor.slice('cluster:'.length))
+        else select(cursor)
         return
       }
       if (!dir || e.altKey || e.ctrlKey || e.metaKey) return
       e.preventDefault()
-      const points = graph.nodes.flatMap((n) => {
+      const points = view.nodes.flatMap((n) => {
         const p = layout.positions.get(n.id)
-        if (!p || !visible.has(n.id)) return []
-        const size = NODE_SIZE[n.type]
+        if (!p || !visible.has(n.id) || (n.data.kind === 'cluster' && n.data.expanded)) return []
+        const size = nodeSize(n)
         return [{ id: n.id, x: p.x + size.width / 2, y: p.y + size.height / 2 }]
       })
       const start = cursor ?? selected
@@ -383,7 +447,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       void flow.setCenter(goal.x, goal.y, { zoom: flow.getZoom(), duration: 200 })
       requestAnimationFrame(() => document.querySelector<HTMLElement>(`.react-flow__node[data-id="${CSS.escape(next)}"]`)?.focus({ preventScroll: true }))
     },
-    [graph, layout, visible, cursor, selected, flow],
+    [view, layout, visible, cursor, selected, flow, select, toggleTopic],
   )
   // On the whole page while the canvas is open: focus may sit on a node, the pane or the body.
   useEffect(() => {
@@ -396,23 +460,23 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   // In the overview a click picks the node under the pointer (and zooms to it).
   const onPaneClick = useCallback(
     (e: React.MouseEvent) => {
-      if (!overview || !graph || !layout) return setSelected(null)
+      if (!overview || !view || !layout) return select(null)
       const at = flow.screenToFlowPosition({ x: e.clientX, y: e.clientY })
-      const hit = graph.nodes.find((n) => {
+      const hit = view.nodes.find((n) => {
         const p = layout.positions.get(n.id)
-        const size = NODE_SIZE[n.type]
+        const size = nodeSize(n)
         return p && visible.has(n.id) && at.x >= p.x && at.x <= p.x + size.width && at.y >= p.y && at.y <= p.y + size.height
       })
       if (hit) focusNode(hit.id)
-      else setSelected(null)
+      else select(null)
     },
-    [overview, graph, layout, visible, flow, focusNode],
+    [overview, view, layout, visible, flow, focusNode, select],
   )
   const counts = graph ? { sources: graph.nodes.filter((n) => n.type === 'source').length, concepts: graph.nodes.filter((n) => n.type === 'concept').length } : null
 
   return (
     <main className="flex min-h-0 flex-1 flex-col">
-      <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={focusNode} />
+      <Toolbar graph={graph} filters={filters} setFilters={setFilters} onFocus={goTo} />
       <ErrorText error={graphQuery.error} />
       {graphQuery.data && graphQuery.remaining > 0 && (
         <div className="flex flex-wrap items-center gap-2 px-3 py-1 text-sm text-stone-700 dark:text-stone-300" data-testid="canvas-truncated" role="status">
@@ -426,6 +490,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       )}
       {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
       <LiveUpdates workspaceId={workspace.id} />
+      {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
       <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">
         <div
           className="relative min-h-[60vh] flex-1"
@@ -439,6 +504,9 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
           data-overview={overview || undefined}
           data-cursor={cursor ?? undefined}
           ref={canvasRef}
+          tabIndex={0}
+          role="region"
+          aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Enter Escape"
           aria-describedby="canvas-keys"
         >
@@ -474,9 +542,9 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             proOptions={{ hideAttribution: true }}
             aria-label={counts ? `Canvas: ${counts.sources} sources, ${counts.concepts} concepts` : 'Canvas'}
           >
-            {overview && graph && layout && (
+            {overview && view && layout && (
               <Overview
-                graph={graph}
+                graph={view}
                 positions={layout.positions}
                 visible={visible}
                 filters={filters}
@@ -489,12 +557,24 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             <Background gap={40} size={1} />
             <Controls showInteractive={false} />
             {/* The overview is a map of the whole graph itself; React Flow holds no node then. */}
-            {!overview && <MiniMap pannable zoomable nodeColor={miniMapColor} ariaLabel="Mini map" className="hidden sm:block" />}
+            {!overview && (
+              <MiniMap
+                pannable
+                zoomable
+                nodeColor={miniMapColor}
+                bgColor={resolveDark(theme) ? '#1c1917' : '#ffffff'}
+                maskColor={resolveDark(theme) ? 'rgba(0, 0, 0, 0.55)' : 'rgba(240, 240, 240, 0.6)'}
+                ariaLabel="Mini map"
+                data-testid="canvas-minimap"
+                className="hidden sm:block"
+                style={MINIMAP}
+              />
+            )}
           </ReactFlow>
           </div>
         </div>
         {selected && graph && (
-          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={focusNode} onClose={() => setSelected(null)} />
+          <SidePanel workspaceId={workspace.id} graph={graph} selected={selected} onSelect={goTo} onClose={() => select(null)} />
         )}
       </div>
     </main>
@@ -526,16 +606,7 @@ function reuse<T>(cache: Map<string, Reused<T>>, id: string, deps: unknown[], ma
   return value
 }
 
-/** The laid-out map's extent (flow coordinates). */
-function layoutBounds(layout: GraphLayout): { x: number; y: number; width: number; height: number } {
-  if (!layout.components.length) return { x: 0, y: 0, width: 1, height: 1 }
-  const x0 = Math.min(...layout.components.map((c) => c.x))
-  const y0 = Math.min(...layout.components.map((c) => c.y))
-  const x1 = Math.max(...layout.components.map((c) => c.x + c.width))
-  const y1 = Math.max(...layout.components.map((c) => c.y + c.height))
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 }
+function miniMapColor(n: Node): string {
+  return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : n.type === 'cluster' ? '#14b8a6' : '#78716c'
 }
 
-function miniMapColor(n: Node): string {
-  return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : '#78716c'
-}

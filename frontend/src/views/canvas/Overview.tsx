@@ -87,7 +87,7 @@ export function Overview(props: {
       const { width: w, height: h } = NODE_SIZE[n.type]
       const lit = highlight?.nodes.has(n.id) ?? false
       const alpha = highlight && !lit ? 0.3 : 1
-      const fill = n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : colours[n.type]
+      const fill = n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : n.type === 'cluster' ? colours.source : colours[n.type]
       const key = `${fill}|${alpha}`
       let f = fills.get(key)
       if (!f) fills.set(key, (f = { alpha, path: new Path2D() }))

@@ -63,7 +63,7 @@ function NodeList({ nodes, onSelect, testId }: { nodes: Graph['nodes']; onSelect
       {nodes.map((n) => (
         <li key={n.id}>
           <button type="button" onClick={() => onSelect(n.id)} className="rounded bg-stone-100 px-2 py-0.5 text-left hover:bg-stone-200 dark:bg-stone-800 dark:hover:bg-stone-700">
-            {n.data.kind === 'source' ? n.data.title : n.data.kind === 'concept' ? n.data.name : n.data.question}
+            {n.data.kind === 'source' ? n.data.title : n.data.kind === 'concept' ? n.data.name : n.data.kind === 'cluster' ? n.data.label : n.data.question}
           </button>
         </li>
       ))}

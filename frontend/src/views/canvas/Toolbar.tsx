@@ -58,6 +58,16 @@ export function Toolbar(props: { graph: Graph | null; filters: Filters; setFilte
         </Button>
         {notFound && <span className="text-sm text-red-700 dark:text-red-400">No match</span>}
       </form>
+      <Button
+        size="sm"
+        variant={filters.allConcepts ? 'primary' : 'secondary'}
+        data-testid="canvas-all-concepts"
+        aria-pressed={filters.allConcepts}
+        onClick={() => setFilters({ ...filters, allConcepts: !filters.allConcepts })}
+        title="Off: papers grouped by topic, a selected paper's concepts beside it. On: every concept on the map."
+      >
+        Show all concepts
+      </Button>
       <Popover.Root>
         <Popover.Trigger asChild>
           <Button size="sm" data-testid="canvas-filters">
@@ -87,7 +97,7 @@ export function Toolbar(props: { graph: Graph | null; filters: Filters; setFilte
 }
 
 function nodeLabel(d: Graph['nodes'][number]['data']): string {
-  return d.kind === 'source' ? d.title : d.kind === 'concept' ? d.name : d.question
+  return d.kind === 'source' ? d.title : d.kind === 'concept' ? d.name : d.kind === 'cluster' ? d.label : d.question
 }
 
 function activeFilterCount(f: Filters): number {
@@ -213,7 +223,7 @@ function FilterForm({ graph, filters, setFilters }: { graph: Graph | null; filte
           </>
         )}
       </fieldset>
-      <Button size="sm" variant="ghost" onClick={() => setFilters(defaultFilters(EDGE_TYPES))}>
+      <Button size="sm" variant="ghost" onClick={() => setFilters(defaultFilters(EDGE_TYPES, filters.allConcepts))}>
         Reset filters
       </Button>
     </div>

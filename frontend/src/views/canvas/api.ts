@@ -42,6 +42,8 @@ export function useGraph(workspaceId: string) {
       total_nodes: last.total_nodes,
       remaining: last.remaining,
       next_cursor: last.next_cursor,
+      // The topic clusters of the whole snapshot (every page carries them all).
+      topics: last.topics ?? [],
     }
   }, [pages])
   return {

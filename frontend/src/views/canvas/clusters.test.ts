@@ -12,7 +12,7 @@ const source = (id: string, clusterId: string | null): GNode => ({
   clusterId,
   data: {
     kind: 'source', sourceId: id, title: id, firstAuthor: null, year: null, citations: null, citedByHere: 0, quality: null, tldr: null,
-    clusterId, clusterSize: 0, highlighted: false, dimmed: false, simple: false,
+    clusterId, clusterSize: 0, topicId: null, highlighted: false, dimmed: false, simple: false,
   },
 })
 

@@ -12,10 +12,12 @@ export interface Filters {
   cluster: string
   /** Clusters drawn collapsed: one representative stands for the cluster. */
   collapsed: Set<string>
+  /** Every concept on the map (the full ELK layout); off: the papers-first view. */
+  allConcepts: boolean
 }
 
-export function defaultFilters(edgeTypes: EdgeType[]): Filters {
-  return { edgeTypes: new Set(edgeTypes), levels: new Set([0, 1, 2]), yearFrom: null, yearTo: null, cluster: 'all', collapsed: new Set() }
+export function defaultFilters(edgeTypes: EdgeType[], allConcepts = false): Filters {
+  return { edgeTypes: new Set(edgeTypes), levels: new Set([0, 1, 2]), yearFrom: null, yearTo: null, cluster: 'all', collapsed: new Set(), allConcepts }
 }
 
 /** The ids of the nodes that pass the filters. */

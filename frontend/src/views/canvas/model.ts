@@ -6,7 +6,9 @@ export type ApiGraph = Schemas['GraphView']
 export type ApiNode = Schemas['GraphNode']
 export type ApiEdge = Schemas['GraphEdge']
 export type EdgeType = ApiEdge['type'] | 'supports' | 'contradicts'
-export type NodeType = ApiNode['type']
+/** 'cluster': a topic cluster drawn as one labelled group node (papers-first view). */
+export type NodeType = ApiNode['type'] | 'cluster'
+export type ApiTopic = Schemas['TopicView']
 /** A synthesis node's saved answer: claims with `[n]` citations and the passages cited. */
 export type SynthesisAnswer = Schemas['SynthesisAnswer']
 
@@ -23,6 +25,11 @@ export interface SourceNodeData extends Record<string, unknown> {
   tldr: string | null
   clusterId: string | null
   clusterSize: number
+  /** The topic cluster (the graph's `topics`). */
+  topicId: string | null
+  /** Papers-first view: width by citations/quality, colour by year. */
+  width?: number
+  yearColor?: string
   highlighted: boolean
   dimmed: boolean
   simple: boolean
@@ -51,13 +58,30 @@ export interface SynthesisNodeData extends Record<string, unknown> {
   simple: boolean
 }
 
-export type CanvasNodeData = SourceNodeData | ConceptNodeData | SynthesisNodeData
+/** A topic cluster: collapsed, one group node standing for its sources; expanded, the frame
+ * drawn behind them with its label. */
+export interface ClusterNodeData extends Record<string, unknown> {
+  kind: 'cluster'
+  topicId: string
+  label: string
+  sources: number
+  years: string
+  expanded: boolean
+  width: number
+  height: number
+  highlighted: boolean
+  dimmed: boolean
+  simple: boolean
+}
+
+export type CanvasNodeData = SourceNodeData | ConceptNodeData | SynthesisNodeData | ClusterNodeData
 
 /** Layout sizes; the node components render at exactly these, so the layout's gaps are real. */
 export const NODE_SIZE: Record<NodeType, { width: number; height: number }> = {
   source: { width: 240, height: 92 },
   concept: { width: 200, height: 56 },
   synthesis: { width: 240, height: 72 },
+  cluster: { width: 280, height: 112 },
 }
 
 export interface GNode {
@@ -68,6 +92,7 @@ export interface GNode {
   level: number | null
   year: number | null
   clusterId: string | null
+  topicId?: string | null
 }
 
 export interface GEdge {
@@ -81,6 +106,7 @@ export interface GEdge {
 export interface Graph {
   nodes: GNode[]
   edges: GEdge[]
+  topics?: ApiTopic[]
 }
 
 function num(v: unknown): number | null {
@@ -111,6 +137,7 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
         level: null,
         year,
         clusterId,
+        topicId: n.topic_id ?? null,
         data: {
           kind: 'source',
           sourceId,
@@ -123,6 +150,7 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
           tldr: str(d.tldr) ?? s?.tldr ?? null,
           clusterId,
           clusterSize: clusterId ? (clusterSize.get(clusterId) ?? 1) : 0,
+          topicId: n.topic_id ?? null,
           ...base,
         },
       }
@@ -162,7 +190,7 @@ export function toGraph(api: ApiGraph, sources: Source[] = []): Graph {
       const type: EdgeType = relation === 'supports' || relation === 'contradicts' ? relation : e.type
       return { id: e.id, source: e.source, target: e.target, type, label: e.label ?? null }
     })
-  return { nodes, edges }
+  return { nodes, edges, topics: api.topics ?? [] }
 }
 
 /** Connected components (union-find), each sorted by node id; components largest first.

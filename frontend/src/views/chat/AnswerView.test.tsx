@@ -1,4 +1,5 @@
-import { describe, expect, it, afterEach } from 'vitest'
+import { describe, expect, it, afterEach, vi } from 'vitest'
+import { api } from '../../api/client'
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router'
@@ -150,5 +151,35 @@ describe('Markdown with math', () => {
     expect(container.querySelector('.katex-display')).not.toBeNull()
     expect(container.querySelector('.katex-mathml annotation')?.textContent).toBe('E = mc^2')
     expect(screen.getByTestId('citation').dataset.n).toBe('1')
+  })
+})
+
+describe('the Pin button', () => {
+  it('is on an answered answer with a stored message, not on a refusal', () => {
+    renderTurn({ ...turn, messageId: 'm1' })
+    expect(screen.getByTestId('answer-pin').textContent).toBe('Pin to canvas')
+    expect(screen.getByTestId('answer-pin').getAttribute('aria-pressed')).toBe('false')
+    cleanup()
+    renderTurn({ ...turn, messageId: 'm1', summary: { text: '', claims: [], refused: true, refusal: 'No evidence.', cited: [] } })
+    expect(screen.queryByTestId('answer-pin')).toBeNull()
+    cleanup()
+    renderTurn({ ...turn, messageId: 'm1', pinned: true })
+    expect(screen.getByTestId('answer-pin').textContent).toBe('Unpin from canvas')
+  })
+
+  it('pins through the API and says so', async () => {
+    const post = vi.spyOn(api, 'POST').mockResolvedValue({
+      data: { id: 'm1', role: 'assistant', content: '', cited_sources: [], answer: null, created_at: '2026-01-01T00:00:00Z', pinned_at: '2026-01-01T00:00:01Z' },
+      error: undefined,
+      response: new Response(null, { status: 200 }),
+    } as never)
+    try {
+      renderTurn({ ...turn, messageId: 'm1' })
+      fireEvent.click(screen.getByTestId('answer-pin'))
+      await screen.findByText('Unpin from canvas')
+      expect(post).toHaveBeenCalledWith('/api/messages/{message_id}/pin', { params: { path: { message_id: 'm1' } } })
+    } finally {
+      post.mockRestore()
+    }
   })
 })

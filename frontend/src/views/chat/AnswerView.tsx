@@ -1,4 +1,6 @@
 import { useState } from 'react'
+import { useQueryClient } from '@tanstack/react-query'
+import { api, unwrap } from '../../api/client'
 import type { AnswerClaim, AnswerSource, AnswerSummary } from '../../api/ask'
 import { Markdown } from '../../lib/Markdown'
 import { normalize } from '../../lib/quotes'
@@ -19,6 +21,10 @@ export interface Turn {
   streaming: boolean
   /** A follow-up's question as searched (the stream's meta event, the stored answer). */
   resolvedQuestion?: string | null
+  /** The stored assistant message (the pin's target), once known. */
+  messageId?: string | null
+  /** On the canvas: the user pinned it. */
+  pinned?: boolean
 }
 
 export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: string }) {
@@ -69,7 +75,12 @@ export function TurnView({ turn, workspaceId }: { turn: Turn; workspaceId: strin
             </div>
           )}
         </div>
-        {turn.summary && !turn.streaming && <CopyButton turn={turn} />}
+        {turn.summary && !turn.streaming && (
+          <div className="mt-2 flex flex-wrap items-center gap-2">
+            <CopyButton turn={turn} />
+            {!turn.summary.refused && turn.messageId && <PinButton messageId={turn.messageId} initial={Boolean(turn.pinned)} workspaceId={workspaceId} />}
+          </div>
+        )}
       </div>
     </article>
   )
@@ -139,7 +150,7 @@ function CopyButton({ turn }: { turn: Turn }) {
     setTimeout(() => setCopied(null), 2500)
   }
   return (
-    <div className="mt-2 flex items-center gap-2">
+    <div className="flex items-center gap-2">
       <Button size="sm" variant="ghost" onClick={copy} data-testid="copy-answer">
         Copy as Markdown
       </Button>
@@ -147,5 +158,40 @@ function CopyButton({ turn }: { turn: Turn }) {
         {copied}
       </span>
     </div>
+  )
+}
+
+/** Puts the answer on the workspace's canvas (or takes it off): answers are never added
+ * automatically, only those the user keeps. */
+function PinButton({ messageId, initial, workspaceId }: { messageId: string; initial: boolean; workspaceId: string }) {
+  const qc = useQueryClient()
+  const [pinned, setPinned] = useState(initial)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const toggle = async () => {
+    setBusy(true)
+    setError(null)
+    try {
+      const params = { params: { path: { message_id: messageId } } }
+      const saved = unwrap(pinned ? await api.DELETE('/api/messages/{message_id}/pin', params) : await api.POST('/api/messages/{message_id}/pin', params))
+      setPinned(Boolean(saved.pinned_at))
+      void qc.invalidateQueries({ queryKey: ['graph', workspaceId] })
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <>
+      <Button size="sm" variant="ghost" onClick={toggle} disabled={busy} aria-pressed={pinned} data-testid="answer-pin" data-pinned={pinned}>
+        {pinned ? 'Unpin from canvas' : 'Pin to canvas'}
+      </Button>
+      {error && (
+        <span role="alert" className="text-xs text-red-700 dark:text-red-400">
+          {error}
+        </span>
+      )}
+    </>
   )
 }

@@ -21,6 +21,8 @@ export function turnsFromMessages(messages: Message[]): Turn[] {
     if (!turn || turn.summary) continue
     const answer = (m.answer ?? {}) as Partial<AnswerSummary> & { passages?: Array<AnswerSource & { text: string }> }
     turn.key = m.id
+    turn.messageId = m.id
+    turn.pinned = Boolean(m.pinned_at)
     turn.text = m.content
     turn.sources = (answer.passages ?? []).map((p) => ({ ...p, excerpt: p.text.slice(0, 300) }))
     turn.resolvedQuestion = answer.resolved_question ?? null
@@ -107,7 +109,7 @@ export function ChatPanel(props: {
         } else if (event.type === 'token') {
           patch((t) => ({ text: t.text + event.text }))
         } else if (event.type === 'done') {
-          patch({ summary: event.answer, streaming: false })
+          patch({ summary: event.answer, streaming: false, messageId: event.message_id })
           void qc.invalidateQueries({ queryKey: keys.conversations(workspaceId) })
         } else if (event.type === 'error') {
           patch({ error: event.detail || event.error, streaming: false })

@@ -125,9 +125,10 @@ export function PathView() {
         <p className="mt-2 text-sm text-stone-600 dark:text-stone-400">Cycles broken to order the path: {p.broken_cycles.join('; ')}</p>
       )}
       <ol className="mt-4 grid gap-3" data-testid="path-steps">
-        {p?.steps.map((s) => (
+        {p?.steps.map((s, i) => (
           <li
             key={s.source_id}
+            data-topic={s.topic_id ?? undefined}
             data-testid="path-step"
             data-source-id={s.source_id}
             data-position={s.position}
@@ -135,6 +136,11 @@ export function PathView() {
             data-read={isRead(s)}
             className="rounded-lg border border-stone-200 bg-white p-3 dark:border-stone-700 dark:bg-stone-900"
           >
+            {s.topic && s.topic_id !== p.steps[i - 1]?.topic_id && (
+              <p className="mb-1 text-xs font-semibold uppercase tracking-wide text-teal-800 dark:text-teal-200" data-testid="path-topic">
+                Topic: {s.topic}
+              </p>
+            )}
             <div className="flex flex-wrap items-baseline gap-2">
               <span className="font-mono text-sm text-stone-500 dark:text-stone-400">{s.position}.</span>
               <h3 className="order-first min-w-0 flex-1 basis-full font-serif font-semibold sm:order-none sm:basis-0">
@@ -155,6 +161,11 @@ export function PathView() {
                 read
               </label>
             </div>
+            {s.why && (
+              <p className="mt-1 text-sm text-stone-700 dark:text-stone-300" data-testid="path-why">
+                {s.why}
+              </p>
+            )}
             {s.prerequisites.length > 0 && (
               <p className="mt-1 text-sm" data-testid="path-prereqs">
                 <span className="text-stone-600 dark:text-stone-400">Read first: </span>

@@ -28,6 +28,23 @@ export function originLabel(origin: string): string {
   return ORIGIN[origin] ?? origin
 }
 
+/** "Cited": the workspace's own `cites` edges into the source, and the metadata's cited-by
+ * count where one is known (the larger of the two sorts the column). */
+export function citedCount(s: Pick<Source, 'citation_count' | 'cited_by_here'>): number {
+  return Math.max(s.cited_by_here ?? 0, s.citation_count ?? 0)
+}
+
+export function citedLabel(s: Pick<Source, 'citation_count' | 'cited_by_here'>): string {
+  const here = s.cited_by_here ?? 0
+  if (s.citation_count == null) return `${here} here`
+  return here ? `${s.citation_count.toLocaleString('en')} · ${here} here` : s.citation_count.toLocaleString('en')
+}
+
+function citedTitle(s: Pick<Source, 'citation_count' | 'cited_by_here'>): string {
+  const here = `cited by ${s.cited_by_here ?? 0} source(s) of this workspace`
+  return s.citation_count == null ? `${here}; no cited-by count in its metadata` : `${here}; ${s.citation_count} citations in its metadata`
+}
+
 function sortValue(s: Source, key: SourceSortKey, sections: number | undefined): string | number {
   switch (key) {
     case 'title':
@@ -35,7 +52,7 @@ function sortValue(s: Source, key: SourceSortKey, sections: number | undefined):
     case 'year':
       return s.year ?? -1
     case 'citations':
-      return s.citation_count ?? -1
+      return citedCount(s)
     case 'quality':
       return s.quality_score ?? -1
     case 'sections':
@@ -152,7 +169,7 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
                   </td>
                   <td className="hidden px-2 py-2 tabular-nums sm:table-cell">{s.year ?? '—'}</td>
                   <td className="hidden max-w-40 truncate px-2 py-2 lg:table-cell" title={s.venue ?? undefined}>{s.venue ?? '—'}</td>
-                  <td className="hidden px-2 py-2 text-right tabular-nums md:table-cell">{s.citation_count ?? '—'}</td>
+                  <td className="hidden px-2 py-2 text-right tabular-nums md:table-cell" data-testid="source-cited" title={citedTitle(s)}>{citedLabel(s)}</td>
                   <td className="hidden px-2 py-2 text-right tabular-nums md:table-cell">{s.quality_score != null ? Math.round(s.quality_score) : '—'}</td>
                   <td className="hidden px-2 py-2 text-right tabular-nums xl:table-cell">{sections.get(s.id) ?? '…'}</td>
                   <td className="hidden px-2 py-2 sm:table-cell">{originLabel(s.origin)}</td>

@@ -21,16 +21,18 @@ export function NodeFrame(props: {
   className: string
   testId: string
   label: string
+  /** A colour bar on the left edge (a source's year). */
+  accent?: string
   children: ReactNode
 }) {
-  const { width, height, highlighted, dimmed, selected, className, testId, label, children } = props
+  const { width, height, highlighted, dimmed, selected, className, testId, label, accent, children } = props
   return (
     <div
       data-testid={testId}
       data-highlighted={highlighted || undefined}
       data-dimmed={dimmed || undefined}
       aria-label={label}
-      style={{ width, height }}
+      style={{ width, height, ...(accent ? { borderLeft: `6px solid ${accent}` } : {}) }}
       className={cx(
         'relative overflow-hidden rounded-lg border text-left shadow-sm transition-opacity',
         className,

@@ -18,9 +18,9 @@ function SynthesisNodeView({ data, selected }: NodeProps<SynthesisFlowNode>) {
       selected={selected}
       className="border-dashed border-rose-400 bg-rose-50 px-2.5 py-1.5 dark:border-rose-500 dark:bg-rose-950"
     >
-      <p className="line-clamp-2 text-[12px] font-medium leading-snug text-stone-900 dark:text-stone-50">{data.question}</p>
+      <p className="canvas-label line-clamp-2 text-[12px] font-medium leading-snug text-stone-900 dark:text-stone-50">{data.question}</p>
       {!simple && (
-        <p className="text-[11px] text-stone-600 dark:text-stone-300">
+        <p className="canvas-label text-[11px] text-stone-600 dark:text-stone-300">
           Saved answer{data.claims !== null ? ` · ${data.claims} ${data.claims === 1 ? 'claim' : 'claims'}` : ''}
         </p>
       )}

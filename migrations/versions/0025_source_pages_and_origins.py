@@ -5,8 +5,8 @@ through import and export. ``metadata_origins`` — where a bibliographic field'
 came from when it was not the source's own record, ``{"doi": "catalog", ...}``, so an
 export can say which fields were filled from the best metadata match.
 
-Revision ID: 0026
-Revises: 0023
+Revision ID: 0025
+Revises: 0024
 Create Date: 2026-12-06 10:10:00
 """
 
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0026"
-down_revision: str | None = "0023"
+revision: str = "0025"
+down_revision: str | None = "0024"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

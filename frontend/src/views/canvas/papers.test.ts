@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, topicGroups, yearScale } from './papers'
+import { toGraph, type ApiGraph } from './model'
+
+function api(sources: number, topics: number): ApiGraph {
+  const nodes: ApiGraph['nodes'] = []
+  for (let i = 0; i < sources; i++)
+    nodes.push({ id: `source:s${i}`, type: 'source', label: `Paper ${i}`, topic_id: `topic-${(i % topics) + 1}`, data: { year: 2000 + (i % 20), citation_count: i * 3 } })
+  nodes.push({ id: 'concept:c', type: 'concept', label: 'C', data: {} })
+  nodes.push({ id: 'synthesis:m', type: 'synthesis', label: 'Q?', data: { question: 'Q?' } })
+  return {
+    nodes,
+    edges: [{ id: 'discusses:s0:c', source: 'source:s0', target: 'concept:c', type: 'discusses', weight: 1 }],
+    topics: Array.from({ length: topics }, (_, t) => ({ id: `topic-${t + 1}`, label: `T${t + 1}`, concepts: [], concept_ids: [], source_count: 0 })),
+    total_nodes: nodes.length,
+    remaining: 0,
+  }
+}
+
+describe('the papers-first view', () => {
+  it('groups sources by topic and pinned answers apart, no concept unless a paper is selected', () => {
+    const graph = toGraph(api(9, 2))
+    expect(topicGroups(graph).map((g) => [g.id, g.members.length])).toEqual([['topic-1', 5], ['topic-2', 4], ['pinned', 1]])
+    const closed = papersView(graph, new Set(), null)
+    expect(closed.graph.nodes.map((n) => n.type).sort()).toEqual(['cluster', 'cluster', 'cluster'])
+    const open = papersView(graph, new Set(['topic-1', 'topic-2', 'pinned']), 'source:s0')
+    expect(open.graph.nodes.filter((n) => n.type === 'source')).toHaveLength(9)
+    expect(open.graph.nodes.some((n) => n.id === 'concept:c')).toBe(true)
+    expect(papersView(graph, new Set(['topic-1']), null).graph.nodes.some((n) => n.type === 'concept')).toBe(false)
+  })
+
+  it('expands the topics that fit legibly, the others stay group nodes', () => {
+    expect(initialExpanded(toGraph(api(6, 2)), { width: 1100, height: 700 }).size).toBe(3)
+    const big = initialExpanded(toGraph(api(300, 14)), { width: 1100, height: 700 })
+    expect(big.size).toBeLessThan(15)
+    expect(initialExpanded(toGraph(api(6, 2)), { width: 390, height: 700 }).size).toBeLessThan(3)
+  })
+
+  it('never fits below the legible zoom: the top left shows instead', () => {
+    const v = legibleViewport({ x: 0, y: 0, width: 5000, height: 3000 }, { width: 1000, height: 600 }, LEGIBLE_ZOOM, 1.2)
+    expect(v.zoom).toBe(LEGIBLE_ZOOM)
+    expect(v.x).toBe(24)
+    expect(v.y).toBe(24)
+    const small = legibleViewport({ x: 0, y: 0, width: 400, height: 200 }, { width: 1000, height: 600 }, LEGIBLE_ZOOM, 1.2)
+    expect(small.zoom).toBe(1.2)
+  })
+
+  it('colours years from old to new', () => {
+    const s = yearScale([2000, 2010, 2020, null])
+    expect(s.color(2000)).not.toBe(s.color(2020))
+    expect(s.color(null)).toBe('#a8a29e')
+    expect(s.buckets[0]![0]).toBe(2000)
+  })
+})
