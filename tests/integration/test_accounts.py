@@ -63,6 +63,8 @@ async def world(settings: Settings) -> AsyncIterator[World]:
         source = (await owner.get(f"/api/workspaces/{ws}/sources")).json()[0]["id"]
         asked = await owner.post(f"/api/workspaces/{ws}/ask", json={"question": "How fast?"})
         conversation = json.loads(asked.text.splitlines()[0])["conversation_id"]
+        said = (await owner.get(f"/api/conversations/{conversation}")).json()["messages"]
+        message = next(m["id"] for m in said if m["role"] == "assistant")
         highlight = await owner.post(
             f"/api/sources/{source}/highlights", json={"page": 1, "quote": "doubled in four hours"}
         )
@@ -79,6 +81,7 @@ async def world(settings: Settings) -> AsyncIterator[World]:
         "workspace_id": ws,
         "source_id": source,
         "conversation_id": conversation,
+        "message_id": message,
         "highlight_id": highlight.json()["id"],
         "job_id": job,
         "user_id": str(users["reader"].id),

@@ -18,6 +18,7 @@ from marginalia.db.models import (
     Conversation,
     Highlight,
     Job,
+    Message,
     SignInAttempt,
     Source,
     User,
@@ -35,7 +36,8 @@ _OWNING_WORKSPACE: dict[str, tuple[Any, Any]] = {
     "job_id": (Job, Job.workspace_id),
 }
 
-ADDRESSABLE = frozenset(_OWNING_WORKSPACE) | {"workspace_id"}
+# A message is its conversation's: its workspace is the conversation's.
+ADDRESSABLE = frozenset(_OWNING_WORKSPACE) | {"workspace_id", "message_id"}
 _TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
@@ -198,6 +200,15 @@ async def owning_workspace(
             select(col(Workspace.id)).where(col(Workspace.id) == resource_id)
         )
         return found is not None, found
+    if param == "message_id":
+        row = (
+            await session.execute(
+                select(col(Conversation.workspace_id))
+                .join(Message, col(Message.conversation_id) == col(Conversation.id))
+                .where(col(Message.id) == resource_id)
+            )
+        ).first()
+        return (row is not None, row[0] if row is not None else None)
     model, column = _OWNING_WORKSPACE[param]
     row = (await session.execute(select(col(column)).where(col(model.id) == resource_id))).first()
     return (row is not None, row[0] if row is not None else None)
