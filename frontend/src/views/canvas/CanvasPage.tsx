@@ -38,6 +38,7 @@ import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups } fr
 import { MINIMAP, paneWidth, usePapers } from './usePapers'
 import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
+import { AttributeBar, useCanvasAttribute } from './AttributeBar'
 import { Toolbar } from './Toolbar'
 
 /** Layout time limit: past it the worker is terminated and the rest becomes a grid. */
@@ -231,7 +232,15 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
   }, [revealed, revealOrder, overview])
 
-  const visible = useMemo(() => (view ? visibleNodeIds(view, filters) : new Set<string>()), [view, filters])
+  // Coloured by a table column (?attr=): "only sources with a value" hides the others.
+  const attribute = useCanvasAttribute(workspace.id, graph)
+  const scale = attribute.scale
+  const visible = useMemo(() => {
+    const ids = view ? visibleNodeIds(view, filters) : new Set<string>()
+    if (view && scale && attribute.only)
+      for (const n of view.nodes) if (n.data.kind === 'source' && scale.value(n.data.sourceId) === null) ids.delete(n.id)
+    return ids
+  }, [view, filters, scale, attribute.only])
   const highlight = useMemo(() => (view && !selected?.startsWith('cluster:') ? highlightFor(view, selected) : null), [view, selected])
 
   // Nodes and edges in the order they are revealed (a chunk is appended, never inserted
@@ -257,23 +266,26 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const isSelected = n.id === selected || n.id === cursor
       const highlighted = lit && n.id !== selected
       const dimmed = Boolean(highlight) && !lit
+      const sourceId = n.data.kind === 'source' ? n.data.sourceId : null
+      const value = scale && sourceId ? scale.value(sourceId) : null
+      const color = scale && sourceId ? scale.color(sourceId) : null
       return [
-        reuse(nodeCache.current, n.id, [n.data, p.x, p.y, hidden, isSelected, lit, highlighted, dimmed], () => ({
+        reuse(nodeCache.current, n.id, [n.data, p.x, p.y, hidden, isSelected, lit, highlighted, dimmed, value, color], () => ({
           id: n.id,
           type: n.type,
           position: p,
           ...nodeSize(n),
           hidden,
           selected: isSelected,
-          ariaLabel: nodeAria(n),
+          ariaLabel: color ? `${nodeAria(n)}; ${attribute.question ?? 'column'}: ${value ?? 'no value'}` : nodeAria(n),
           className: lit ? 'is-highlighted' : undefined,
           // An expanded topic's frame lies behind its sources and takes no clicks but its header's.
           ...(n.data.kind === 'cluster' && n.data.expanded ? { zIndex: -1, style: { pointerEvents: 'none' as const }, focusable: false } : {}),
-          data: { ...n.data, highlighted, dimmed },
+          data: { ...n.data, highlighted, dimmed, ...(color ? { attribute: { value, color } } : {}) },
         }) as Node<CanvasNodeData>),
       ]
     })
-  }, [orderedNodes, layout, shown, visible, highlight, selected, cursor])
+  }, [orderedNodes, layout, shown, visible, highlight, selected, cursor, scale, attribute.question])
 
   const clusters = useMemo(
     () => (view && layout ? clusterBoxes(view, layout.positions, visible, filters.collapsed) : []),
@@ -490,7 +502,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       )}
       {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
       <LiveUpdates workspaceId={workspace.id} />
-      {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
+      <AttributeBar workspaceId={workspace.id} attribute={attribute} />
+      {papers && !scale && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
       <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">
         <div
           className="relative min-h-[60vh] flex-1"
