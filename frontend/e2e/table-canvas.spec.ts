@@ -31,7 +31,9 @@ test('a table column colours the canvas: values on the nodes, a legend, a filter
     (await (await request.get(`/api/workspaces/${ws.id}/tables/${made.table.id}/columns/${columnId}/values`)).json()).values
   const all = await Promise.all(columns.map(async (c) => ({ column: c, values: await valuesOf(c.id) })))
   const answered = (v: Record<string, string | null>) => Object.values(v).filter((x) => x !== null).length
-  all.sort((a, b) => answered(b.values) - answered(a.values))
+  const length = (v: Record<string, string | null>) => Object.values(v).reduce((n, x) => n + (x?.length ?? 0), 0)
+  // Most answered, then the shortest values (the most legible on the nodes).
+  all.sort((a, b) => answered(b.values) - answered(a.values) || length(a.values) - length(b.values))
   const { column, values } = all[0]!
   expect(answered(values)).toBeGreaterThan(0)
   const index = columns.findIndex((c) => c.id === column.id)

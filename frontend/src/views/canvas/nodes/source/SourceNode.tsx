@@ -26,7 +26,7 @@ function SourceNodeView({ data, selected }: NodeProps<SourceFlowNode>) {
       {!simple && (
         <>
           <p className="canvas-label truncate text-[11px] text-stone-600 dark:text-stone-400">{meta || 'Unknown author'}</p>
-          <p className="canvas-label mt-0.5 flex items-center gap-2 text-[11px] text-stone-700 dark:text-stone-300">
+          <p className="canvas-label mt-0.5 flex items-center gap-2 whitespace-nowrap text-[11px] text-stone-700 dark:text-stone-300">
             <span title="Citations">❝ {data.citations ?? '—'}</span>
             <span title="Quality score">★ {data.quality === null ? '—' : Math.round(data.quality)}</span>
             {data.citedByHere > 0 && <span title="Cited by this many sources of the workspace">↩ {data.citedByHere}</span>}
