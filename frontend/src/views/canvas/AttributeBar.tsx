@@ -48,6 +48,8 @@ export function AttributeBar({ workspaceId, attribute }: { workspaceId: string; 
       else q.delete('attr_only')
       return q
     })
+  // A workspace without tables has nothing to choose: the canvas keeps its room.
+  if (!tables.length && !params.get('attr')) return null
   return (
     <div className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-1 text-[12px] text-stone-700 dark:text-stone-200 sm:px-5">
       <label className="flex items-center gap-1.5">
@@ -57,9 +59,8 @@ export function AttributeBar({ workspaceId, attribute }: { workspaceId: string; 
           className={selectCls}
           value={chosen}
           onChange={(e) => set(e.target.value, attribute.only)}
-          disabled={!tables.length && !chosen}
         >
-          <option value="">{tables.length ? 'none (year)' : 'none (no tables yet)'}</option>
+          <option value="">none (year)</option>
           {chosen && !known && <option value={chosen}>{attribute.question ?? 'the chosen column'}</option>}
           {tables.map((t) => (
             <optgroup key={t.id} label={t.name}>

@@ -28,7 +28,7 @@ import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
 import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
 import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
-import { toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
+import { toGraph, type CanvasNodeData, type GEdge, type Graph, type SourceNodeData } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
@@ -564,6 +564,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
                 highlight={highlight}
                 selected={selected}
                 dark={resolveDark(theme)}
+                sourceFill={scale?.color}
               />
             )}
             <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
@@ -620,6 +621,8 @@ function reuse<T>(cache: Map<string, Reused<T>>, id: string, deps: unknown[], ma
 }
 
 function miniMapColor(n: Node): string {
+  const attribute = (n.data as Partial<SourceNodeData>).attribute
+  if (attribute) return attribute.color
   return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : n.type === 'cluster' ? '#14b8a6' : '#78716c'
 }
 
