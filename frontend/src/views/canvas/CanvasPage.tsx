@@ -34,7 +34,7 @@ import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
 import { OVERVIEW_ZOOM, Overview } from './Overview'
-import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups } from './papers'
+import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups, topicOf } from './papers'
 import { MINIMAP, paneWidth, usePapers } from './usePapers'
 import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
@@ -333,7 +333,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
         // Not drawn: a concept (every concept on the map), or a source of a collapsed topic.
         const hidden = graph?.nodes.find((x) => x.id === id)
         if (hidden?.type === 'concept' && !filters.allConcepts) setFilters((f) => ({ ...f, allConcepts: true }))
-        else if (hidden?.topicId) setExpanded((prev) => new Set([...(prev ?? []), hidden.topicId!]))
+        else if (hidden && graph && topicOf(graph, hidden)) setExpanded((prev) => new Set([...(prev ?? []), topicOf(graph, hidden)!]))
         else return
         focused.current = null // focused again once laid out (the ?focus effect)
         setSelected(id)
