@@ -137,7 +137,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     const centre = pinned.current
     if (!pane || !pane.width || !centre) return
     // On a phone the panel is a sheet over the lower half: the node sits in the upper half.
-    const lift = phone() ? pane.height / 4 : 0
+    const lift = sheetLift(pane)
     void flow.setViewport({ x: pane.width / 2 - centre.x * FOCUS_ZOOM, y: pane.height / 2 - lift - centre.y * FOCUS_ZOOM, zoom: FOCUS_ZOOM })
   }, [flow])
   useEffect(() => {
@@ -344,7 +344,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       setSelected(id)
       setCursor(id)
       const size = nodeSize(n)
-      const lift = phone() ? (canvasRef.current?.clientHeight ?? 0) / 4 / FOCUS_ZOOM : 0
+      const pane = canvasRef.current?.getBoundingClientRect()
+      const lift = pane ? sheetLift(pane) / FOCUS_ZOOM : 0
       void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2 + lift, { zoom: FOCUS_ZOOM, duration: 400 })
     },
     [layout, view, graph, flow, filters.allConcepts, params, setParams],
@@ -598,6 +599,14 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
 const NOTHING: ReadonlySet<string> = new Set()
 /** Below Tailwind's `md`: the side panel is a bottom sheet over the canvas. */
 const phone = () => typeof window !== 'undefined' && window.matchMedia('(max-width: 767px)').matches
+/** On a phone the panel is a sheet over the lower half of the screen (at most 50vh): how far
+ * above the pane's centre a focused node goes to sit in the middle of what is left above it
+ * (the legends above the canvas wrap to more lines on a phone, so not simply a quarter). */
+function sheetLift(pane: DOMRect): number {
+  if (!phone()) return 0
+  const above = Math.min(pane.bottom, window.innerHeight / 2) - pane.top
+  return above > 0 ? pane.height / 2 - above / 2 : pane.height / 4
+}
 const belowOverviewZoom = (s: ReactFlowState) => s.transform[2] < OVERVIEW_ZOOM
 
 /** Node ids, nearest the given point first. */
