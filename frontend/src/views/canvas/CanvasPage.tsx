@@ -28,16 +28,17 @@ import { EDGE_STYLES, EDGE_TYPES, edgeCss } from './edges'
 import { defaultFilters, edgeVisible, highlightFor, visibleNodeIds, type Filters } from './focus'
 import { LayoutCache } from './layout/cache'
 import { createElkEngine, layoutGraph, type GraphLayout } from './layout/engine'
-import { toGraph, type CanvasNodeData, type GEdge, type Graph } from './model'
+import { toGraph, type CanvasNodeData, type GEdge, type Graph, type SourceNodeData } from './model'
 import { nodeTypes } from './nodes'
 import { ARROW_KEYS, nearestInDirection } from './keyboard'
 import { LiveUpdates } from './LiveUpdates'
 import { ClusterBoxes, clusterBoxes } from './clusters'
 import { OVERVIEW_ZOOM, Overview } from './Overview'
-import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups } from './papers'
+import { LEGIBLE_ZOOM, bounds as layoutBounds, legibleViewport, topicGroups, topicOf } from './papers'
 import { MINIMAP, paneWidth, usePapers } from './usePapers'
 import { YearLegend, nodeAria, nodeSize } from './PapersLegend'
 import { SidePanel } from './SidePanel'
+import { AttributeBar, useCanvasAttribute } from './AttributeBar'
 import { Toolbar } from './Toolbar'
 
 /** Layout time limit: past it the worker is terminated and the rest becomes a grid. */
@@ -136,7 +137,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     const centre = pinned.current
     if (!pane || !pane.width || !centre) return
     // On a phone the panel is a sheet over the lower half: the node sits in the upper half.
-    const lift = phone() ? pane.height / 4 : 0
+    const lift = sheetLift(pane)
     void flow.setViewport({ x: pane.width / 2 - centre.x * FOCUS_ZOOM, y: pane.height / 2 - lift - centre.y * FOCUS_ZOOM, zoom: FOCUS_ZOOM })
   }, [flow])
   useEffect(() => {
@@ -231,7 +232,15 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     }
   }, [revealed, revealOrder, overview])
 
-  const visible = useMemo(() => (view ? visibleNodeIds(view, filters) : new Set<string>()), [view, filters])
+  // Coloured by a table column (?attr=): "only sources with a value" hides the others.
+  const attribute = useCanvasAttribute(workspace.id, graph)
+  const scale = attribute.scale
+  const visible = useMemo(() => {
+    const ids = view ? visibleNodeIds(view, filters) : new Set<string>()
+    if (view && scale && attribute.only)
+      for (const n of view.nodes) if (n.data.kind === 'source' && scale.value(n.data.sourceId) === null) ids.delete(n.id)
+    return ids
+  }, [view, filters, scale, attribute.only])
   const highlight = useMemo(() => (view && !selected?.startsWith('cluster:') ? highlightFor(view, selected) : null), [view, selected])
 
   // Nodes and edges in the order they are revealed (a chunk is appended, never inserted
@@ -257,23 +266,26 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       const isSelected = n.id === selected || n.id === cursor
       const highlighted = lit && n.id !== selected
       const dimmed = Boolean(highlight) && !lit
+      const sourceId = n.data.kind === 'source' ? n.data.sourceId : null
+      const value = scale && sourceId ? scale.value(sourceId) : null
+      const color = scale && sourceId ? scale.color(sourceId) : null
       return [
-        reuse(nodeCache.current, n.id, [n.data, p.x, p.y, hidden, isSelected, lit, highlighted, dimmed], () => ({
+        reuse(nodeCache.current, n.id, [n.data, p.x, p.y, hidden, isSelected, lit, highlighted, dimmed, value, color], () => ({
           id: n.id,
           type: n.type,
           position: p,
           ...nodeSize(n),
           hidden,
           selected: isSelected,
-          ariaLabel: nodeAria(n),
+          ariaLabel: color ? `${nodeAria(n)}; ${attribute.question ?? 'column'}: ${value ?? 'no value'}` : nodeAria(n),
           className: lit ? 'is-highlighted' : undefined,
           // An expanded topic's frame lies behind its sources and takes no clicks but its header's.
           ...(n.data.kind === 'cluster' && n.data.expanded ? { zIndex: -1, style: { pointerEvents: 'none' as const }, focusable: false } : {}),
-          data: { ...n.data, highlighted, dimmed },
+          data: { ...n.data, highlighted, dimmed, ...(color ? { attribute: { value, color } } : {}) },
         }) as Node<CanvasNodeData>),
       ]
     })
-  }, [orderedNodes, layout, shown, visible, highlight, selected, cursor])
+  }, [orderedNodes, layout, shown, visible, highlight, selected, cursor, scale, attribute.question])
 
   const clusters = useMemo(
     () => (view && layout ? clusterBoxes(view, layout.positions, visible, filters.collapsed) : []),
@@ -321,7 +333,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
         // Not drawn: a concept (every concept on the map), or a source of a collapsed topic.
         const hidden = graph?.nodes.find((x) => x.id === id)
         if (hidden?.type === 'concept' && !filters.allConcepts) setFilters((f) => ({ ...f, allConcepts: true }))
-        else if (hidden?.topicId) setExpanded((prev) => new Set([...(prev ?? []), hidden.topicId!]))
+        else if (hidden && graph && topicOf(graph, hidden)) setExpanded((prev) => new Set([...(prev ?? []), topicOf(graph, hidden)!]))
         else return
         focused.current = null // focused again once laid out (the ?focus effect)
         setSelected(id)
@@ -332,7 +344,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       setSelected(id)
       setCursor(id)
       const size = nodeSize(n)
-      const lift = phone() ? (canvasRef.current?.clientHeight ?? 0) / 4 / FOCUS_ZOOM : 0
+      const pane = canvasRef.current?.getBoundingClientRect()
+      const lift = pane ? sheetLift(pane) / FOCUS_ZOOM : 0
       void flow.setCenter(p.x + size.width / 2, p.y + size.height / 2 + lift, { zoom: FOCUS_ZOOM, duration: 400 })
     },
     [layout, view, graph, flow, filters.allConcepts, params, setParams],
@@ -490,7 +503,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
       )}
       {layoutError && <p className="px-3 text-sm text-red-700 dark:text-red-400">Layout failed: {layoutError}</p>}
       <LiveUpdates workspaceId={workspace.id} />
-      {papers && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
+      <AttributeBar workspaceId={workspace.id} attribute={attribute} />
+      {papers && !scale && <YearLegend graph={graph} topics={topicGroups(graph!).length} />}
       <div className="relative flex min-h-[70vh] flex-1 flex-col md:flex-row">
         <div
           className="relative min-h-[60vh] flex-1"
@@ -551,6 +565,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
                 highlight={highlight}
                 selected={selected}
                 dark={resolveDark(theme)}
+                sourceFill={scale?.color}
               />
             )}
             <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
@@ -584,6 +599,14 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
 const NOTHING: ReadonlySet<string> = new Set()
 /** Below Tailwind's `md`: the side panel is a bottom sheet over the canvas. */
 const phone = () => typeof window !== 'undefined' && window.matchMedia('(max-width: 767px)').matches
+/** On a phone the panel is a sheet over the lower half of the screen (at most 50vh): how far
+ * above the pane's centre a focused node goes to sit in the middle of what is left above it
+ * (the legends above the canvas wrap to more lines on a phone, so not simply a quarter). */
+function sheetLift(pane: DOMRect): number {
+  if (!phone()) return 0
+  const above = Math.min(pane.bottom, window.innerHeight / 2) - pane.top
+  return above > 0 ? pane.height / 2 - above / 2 : pane.height / 4
+}
 const belowOverviewZoom = (s: ReactFlowState) => s.transform[2] < OVERVIEW_ZOOM
 
 /** Node ids, nearest the given point first. */
@@ -607,6 +630,8 @@ function reuse<T>(cache: Map<string, Reused<T>>, id: string, deps: unknown[], ma
 }
 
 function miniMapColor(n: Node): string {
+  const attribute = (n.data as Partial<SourceNodeData>).attribute
+  if (attribute) return attribute.color
   return n.type === 'concept' ? '#0ea5e9' : n.type === 'synthesis' ? '#e11d48' : n.type === 'cluster' ? '#14b8a6' : '#78716c'
 }
 

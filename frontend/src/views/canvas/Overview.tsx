@@ -27,8 +27,10 @@ export function Overview(props: {
   highlight: { nodes: ReadonlySet<string>; edges: ReadonlySet<string> } | null
   selected: string | null
   dark: boolean
+  /** Coloured by a table column: a source's colour (else by node kind). */
+  sourceFill?: ((sourceId: string) => string) | null
 }) {
-  const { graph, positions, visible, filters, highlight, selected, dark } = props
+  const { graph, positions, visible, filters, highlight, selected, dark, sourceFill } = props
   const ref = useRef<HTMLCanvasElement>(null)
   const [tx, ty, zoom] = useStore(transformOf)
   const size = useStore(sizeOf)
@@ -87,7 +89,7 @@ export function Overview(props: {
       const { width: w, height: h } = NODE_SIZE[n.type]
       const lit = highlight?.nodes.has(n.id) ?? false
       const alpha = highlight && !lit ? 0.3 : 1
-      const fill = n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : n.type === 'cluster' ? colours.source : colours[n.type]
+      const fill = sourceFill && n.data.kind === 'source' ? sourceFill(n.data.sourceId) : n.type === 'concept' ? colours.concept[Math.max(0, Math.min(2, n.level ?? 1))]! : n.type === 'cluster' ? colours.source : colours[n.type]
       const key = `${fill}|${alpha}`
       let f = fills.get(key)
       if (!f) fills.set(key, (f = { alpha, path: new Path2D() }))

@@ -30,6 +30,8 @@ export interface SourceNodeData extends Record<string, unknown> {
   /** Papers-first view: width by citations/quality, colour by year. */
   width?: number
   yearColor?: string
+  /** Coloured by a table column (issue 37): the source's value there, and its colour. */
+  attribute?: { value: string | null; color: string }
   highlighted: boolean
   dimmed: boolean
   simple: boolean

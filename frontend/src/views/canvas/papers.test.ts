@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, topicGroups, yearScale } from './papers'
+import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, topicGroups, topicOf, yearScale } from './papers'
 import { toGraph, type ApiGraph } from './model'
 
 function api(sources: number, topics: number): ApiGraph {
@@ -50,5 +50,16 @@ describe('the papers-first view', () => {
     expect(s.color(2000)).not.toBe(s.color(2020))
     expect(s.color(null)).toBe('#a8a29e')
     expect(s.buckets[0]![0]).toBe(2000)
+  })
+})
+
+describe('topicOf', () => {
+  it('puts a pinned answer in the pinned group and a source without a known topic in "other"', () => {
+    const graph = toGraph(api(4, 2))
+    const byId = (id: string) => graph.nodes.find((n) => n.id === id)!
+    expect(topicOf(graph, byId('synthesis:m'))).toBe('pinned')
+    expect(topicOf(graph, byId('concept:c'))).toBeNull()
+    expect(topicOf(graph, byId('source:s0'))).toBe('topic-1')
+    expect(topicOf(graph, { ...byId('source:s0'), topicId: 'gone' })).toBe('other')
   })
 })

@@ -62,6 +62,13 @@ export interface TopicGroup {
   members: GNode[]
 }
 
+/** The topic a source or pinned answer is drawn in (null for a concept). */
+export function topicOf(graph: Graph, n: GNode): string | null {
+  if (n.type === 'concept' || n.type === 'cluster') return null
+  if (n.type === 'synthesis') return PINNED_TOPIC
+  return n.topicId && (graph.topics ?? []).some((x) => x.id === n.topicId) ? n.topicId : OTHER_TOPIC
+}
+
 /** Sources by topic (the backend's order: largest first), then pinned answers. */
 export function topicGroups(graph: Graph): TopicGroup[] {
   const topics: ApiTopic[] = graph.topics ?? []

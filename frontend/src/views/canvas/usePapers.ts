@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react'
 import { useReactFlow } from '@xyflow/react'
 import type { Graph } from './model'
-import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, type PapersView } from './papers'
+import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, topicOf, type PapersView } from './papers'
 
 const MAX_ZOOM = 1.2
 /** The minimap's size; the first view keeps its corner free (above sm, where it is shown). */
@@ -27,7 +27,9 @@ export function usePapers(
     if (!graph || expanded || allConcepts) return
     const pane = canvasRef.current?.getBoundingClientRect()
     const open = initialExpanded(graph, { width: paneWidth(pane?.width || 800), height: pane?.height || 600 })
-    const topic = focus ? graph.nodes.find((n) => n.id === focus)?.topicId : null
+    // The ?focus node's topic is open (a pinned answer's is the pinned answers' group).
+    const node = focus ? graph.nodes.find((n) => n.id === focus) : undefined
+    const topic = node ? topicOf(graph, node) : null
     if (topic) open.add(topic)
     setExpanded(open)
   }, [graph, expanded, allConcepts, focus, canvasRef])

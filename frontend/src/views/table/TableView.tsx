@@ -145,6 +145,14 @@ function Grid({ workspaceId, table, running }: { workspaceId: string; table: Tab
                   ✕
                 </button>
               </div>
+              <Link
+                to={`/w/${workspaceId}/canvas?attr=${table.id}:${c.id}`}
+                className="mt-1 inline-block text-xs font-normal text-accent-700 underline dark:text-accent-300"
+                data-testid="column-to-canvas"
+                aria-label={`Show the column “${c.question}” on the canvas`}
+              >
+                Show on canvas
+              </Link>
             </th>
           ))}
         </tr>

@@ -1,6 +1,6 @@
 // Evidence tables: TanStack Query hooks over the generated client (the table, its
 // changes, suggestions), keyed so a fill job's cell events refresh exactly the table.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, errorFromResponse, unwrap, type Schemas } from '../../api/client'
 
 export type Table = Schemas['TableOut']
@@ -15,6 +15,7 @@ export const tableKeys = {
   list: (workspaceId: string) => ['tables', workspaceId] as const,
   table: (workspaceId: string, tableId: string) => ['table', workspaceId, tableId] as const,
   suggestions: ['table-suggestions'] as const,
+  columnValues: (workspaceId: string, tableId: string, columnId: string) => ['table', workspaceId, tableId, 'values', columnId] as const,
 }
 
 const path = (workspaceId: string, tableId: string) => ({ params: { path: { workspace_id: workspaceId, table_id: tableId } } })
@@ -30,6 +31,34 @@ export function useTable(workspaceId: string, tableId: string) {
   return useQuery({
     queryKey: tableKeys.table(workspaceId, tableId),
     queryFn: async () => unwrap(await api.GET('/api/workspaces/{workspace_id}/tables/{table_id}', path(workspaceId, tableId))),
+  })
+}
+
+/** Every table of the workspace with its columns (the canvas's "colour by table column"). */
+export function useAllTables(workspaceId: string, enabled: boolean) {
+  const list = useTables(workspaceId)
+  const ids = enabled ? (list.data ?? []).map((t) => t.id) : []
+  return useQueries({
+    queries: ids.map((id) => ({
+      queryKey: tableKeys.table(workspaceId, id),
+      queryFn: async () => unwrap(await api.GET('/api/workspaces/{workspace_id}/tables/{table_id}', path(workspaceId, id))),
+    })),
+    combine: (results) => results.flatMap((r) => (r.data ? [r.data] : [])),
+  })
+}
+
+/** A column's values per source (source id → short answer or null). Under the table's key,
+ * so a change to the table (a fill's cell events) refreshes them too. */
+export function useColumnValues(workspaceId: string, attr: { tableId: string; columnId: string } | null) {
+  return useQuery({
+    queryKey: tableKeys.columnValues(workspaceId, attr?.tableId ?? '', attr?.columnId ?? ''),
+    enabled: Boolean(attr),
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/workspaces/{workspace_id}/tables/{table_id}/columns/{column_id}/values', {
+          params: { path: { workspace_id: workspaceId, table_id: attr!.tableId, column_id: attr!.columnId } },
+        }),
+      ),
   })
 }
 

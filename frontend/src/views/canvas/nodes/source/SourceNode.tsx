@@ -20,21 +20,30 @@ function SourceNodeView({ data, selected }: NodeProps<SourceFlowNode>) {
       dimmed={data.dimmed}
       selected={selected}
       className="border-stone-300 bg-white px-2.5 py-1.5 dark:border-stone-600 dark:bg-stone-900"
-      accent={data.yearColor}
+      accent={data.attribute?.color ?? data.yearColor}
     >
       <p className="canvas-label line-clamp-2 font-serif text-[13px] font-semibold leading-snug text-stone-900 dark:text-stone-50">{data.title}</p>
       {!simple && (
         <>
           <p className="canvas-label truncate text-[11px] text-stone-600 dark:text-stone-400">{meta || 'Unknown author'}</p>
-          <p className="canvas-label mt-0.5 flex items-center gap-2 text-[11px] text-stone-700 dark:text-stone-300">
+          <p className="canvas-label mt-0.5 flex items-center gap-2 whitespace-nowrap text-[11px] text-stone-700 dark:text-stone-300">
             <span title="Citations">❝ {data.citations ?? '—'}</span>
             <span title="Quality score">★ {data.quality === null ? '—' : Math.round(data.quality)}</span>
             {data.citedByHere > 0 && <span title="Cited by this many sources of the workspace">↩ {data.citedByHere}</span>}
+            {data.attribute && (
+              <span
+                data-testid="canvas-attribute-value"
+                title={data.attribute.value ?? 'No value in the table column'}
+                className="ml-auto min-w-0 truncate rounded border border-stone-300 px-1 text-[11px] font-medium text-stone-800 dark:border-stone-600 dark:text-stone-100"
+              >
+                {data.attribute.value ?? '—'}
+              </span>
+            )}
             {data.clusterId && (
               <span
                 data-testid="cluster-badge"
                 title={`In a redundancy cluster of ${data.clusterSize} near-duplicate sources`}
-                className="ml-auto rounded bg-violet-100 px-1.5 text-[11px] font-medium text-violet-800 dark:bg-violet-900/60 dark:text-violet-100"
+                className={`${data.attribute ? '' : 'ml-auto '}shrink-0 rounded bg-violet-100 px-1.5 text-[11px] font-medium text-violet-800 dark:bg-violet-900/60 dark:text-violet-100`}
               >
                 cluster ×{data.clusterSize}
               </span>
