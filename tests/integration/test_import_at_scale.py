@@ -14,6 +14,7 @@ from sqlmodel import col
 
 from marginalia.db.models import Concept, JobEvent, Source
 from marginalia.jobs.events import follow_events
+from marginalia.knowledge import repository as knowledge_repo
 from marginalia.runtime import Runtime
 from marginalia.sources.bibtex import to_bibtex
 from marginalia.sources.candidate import Candidate
@@ -99,6 +100,7 @@ async def test_a_many_entry_import_defers_knowledge_to_one_pass_and_one_refresh(
                 .where(col(Concept.workspace_id) == workspace.id)
             )
         ).scalar_one()
+        unembedded = await knowledge_repo.concepts_without_embedding(session, workspace.id)
     read = [s for s in sources if s.kind != "metadata"]
     assert len(read) == with_abstract and all(s.extraction_engine for s in read)
-    assert concepts > 0
+    assert concepts > 0 and unembedded == []  # the refresh embedded every new concept
