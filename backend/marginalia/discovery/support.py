@@ -78,7 +78,7 @@ class ResearchOptions:
     rank_by_relevance: bool = True
     # True (imports of many entries, usecases/research.py): the knowledge update waits
     # until every entry is ingested, then links them all in large batches (one pass at the
-    # end, progress per batch) instead of interleaving small batches with ingest.
+    # end, an event per linked source) instead of interleaving small batches with ingest.
     defer_knowledge: bool = False
 
     @classmethod
