@@ -144,8 +144,8 @@ class AcquireStages(ResearchRunBase):
                     linker.result()  # surface an error of the linker
                 await self._ingest_batch([i for i in batch if i["stage"] == "fetched"])
                 for item in batch:
-                    if item["stage"] != "ingested":
-                        continue
+                    if item["stage"] != "ingested" or self.options.defer_knowledge:
+                        continue  # deferred: linked after every entry is in (pipeline.py)
                     while len(to_link) >= batch_size:
                         await wait_for_linker()
                     to_link.append(item)

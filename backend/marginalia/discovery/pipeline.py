@@ -41,6 +41,12 @@ from marginalia.llm.base import LLMProvider
 from marginalia.sources.base import SourceClient
 from marginalia.sources.fetch import SafeFetcher
 
+DEFERRED_LINK_BATCH = 32
+"""New sources per knowledge update when it is deferred to the end of a run: larger
+than ``knowledge.link_batch`` (the work shared per batch — one read of the sources and
+chunks, one embedding call, one transaction — is paid less often), small enough that a
+batch's embeddings and a failed batch's retry source by source stay small."""
+
 
 class ResearchRun(SearchStages, AcquireStages):
     """One research run over one workspace; ``state`` is its (resumable) checkpoint."""
@@ -71,12 +77,32 @@ class ResearchRun(SearchStages, AcquireStages):
             else:
                 await self.emit("resuming: " + self._stage_summary(), "resume", None, self.counts())
             await self._timed("process", self._process())
+            if self.options.defer_knowledge:
+                await self._timed("link_deferred", self._link_deferred())
         total = (time.perf_counter() - started) * 1000
         self.state["timings_ms"]["total_last_attempt"] = round(total, 1)
-        await self._save()
+        await self._save(force=True)
         result = self.result()
         await self.emit(self._final_message(result), "done", 1.0, result["counts"])
         return result
+
+    async def _link_deferred(self) -> None:
+        """The knowledge update deferred while the entries were ingested: every ingested
+        candidate linked, :data:`DEFERRED_LINK_BATCH` per update (one transaction, one
+        embedding call each), with a progress event per source as a linked batch commits.
+        Bounded by the new sources; the caller refreshes the graph-wide statistics once."""
+        pending = [i for i in self.state.get("candidates", []) if i["stage"] == "ingested"]
+        if not pending:
+            return
+        await self.emit(
+            f"updating the knowledge of {len(pending)} new sources",
+            "link",
+            self._progress(),
+            {"deferred": len(pending)},
+        )
+        for start in range(0, len(pending), DEFERRED_LINK_BATCH):
+            self.check_cancelled()
+            await self._link_batch(pending[start : start + DEFERRED_LINK_BATCH])
 
     # -------------------------------------------------------------- result
 

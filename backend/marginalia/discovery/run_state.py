@@ -27,6 +27,9 @@ from marginalia.llm.base import LLMProvider
 from marginalia.sources.base import SourceClient
 from marginalia.sources.fetch import SafeFetcher
 
+THROTTLE_OVER = 50
+CHECKPOINT_EVERY_S = 2.0
+
 
 @dataclass
 class ResearchRunBase:
@@ -46,6 +49,7 @@ class ResearchRunBase:
     check_cancelled: Callable[[], None] = no_cancel
     _hits: list[SearchHit] = field(default_factory=list, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    _saved_at: float = field(default=0.0, repr=False)
 
     @property
     def _title_threshold(self) -> float:
@@ -61,8 +65,17 @@ class ResearchRunBase:
         timings = self.state["timings_ms"]
         timings[name] = round(timings.get(name, 0.0) + (time.perf_counter() - t) * 1000, 1)
 
-    async def _save(self) -> None:
+    async def _save(self, *, force: bool = False) -> None:
+        """Write the checkpoint. A run of more than :data:`THROTTLE_OVER` candidates
+        writes it at most every :data:`CHECKPOINT_EVERY_S` seconds (``force``: now): each
+        write copies the whole state, so a write per candidate grows with the square of
+        the run (a 2,000-entry import). What a resumed run then repeats is idempotent
+        (ingest finds the source it made, linking replaces what it derived)."""
+        large = len(self.state.get("candidates") or ()) > THROTTLE_OVER
+        if large and not force and time.monotonic() - self._saved_at < CHECKPOINT_EVERY_S:
+            return
         async with self._lock:
+            self._saved_at = time.monotonic()
             await self.save(copy.deepcopy(self.state))
 
     # -------------------------------------------------------------- fetch → ingest → link

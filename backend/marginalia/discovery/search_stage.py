@@ -336,7 +336,7 @@ class SearchStages(ResearchRunBase):
         }
         self.state["dedup"] = counts
         self.state["candidates"] = selected
-        await self._save()
+        await self._save(force=True)  # the selection: a resumed run never searches again
         by_layer = ", ".join(f"{n} by {layer}" for layer, n in sorted(layers.items())) or "none"
         await self.emit(
             f"{found} found → {len(survivors)} unique (duplicates dropped: {by_layer}); "

@@ -76,6 +76,10 @@ class ResearchOptions:
     # Rank what the searches found by relevance to the workspace before selecting
     # (discovery/relevance.py); imports keep their entries' order and take them all.
     rank_by_relevance: bool = True
+    # True (imports of many entries, usecases/research.py): the knowledge update waits
+    # until every entry is ingested, then links them all in large batches (one pass at the
+    # end, an event per linked source) instead of interleaving small batches with ingest.
+    defer_knowledge: bool = False
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> ResearchOptions:

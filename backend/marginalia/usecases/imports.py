@@ -10,7 +10,8 @@ escapes and missing files are refused, with the reason) into the file store, and
 submits one ``research.import`` job. The job runs every entry through the research
 pipeline's later stages — dedup, the stored attachment or a safe fetch of a PDF link,
 ingest (abstract-only without full text, **metadata-only** without an abstract either),
-the knowledge update — and adds each entry's notes to its source. Its result's
+the knowledge update (for more than :data:`DEFER_KNOWLEDGE_OVER` entries deferred until
+all are ingested, then one pass in large batches and one refresh) — and adds each entry's notes to its source. Its result's
 ``import`` block is the summary: imported / abstract-only / metadata-only / duplicates
 / failed, with reasons.
 """
@@ -38,6 +39,11 @@ from marginalia.runtime import Runtime
 from marginalia.usecases.workspaces import get_workspace
 
 IMPORT_KIND = "research.import"
+DEFER_KNOWLEDGE_OVER = 20
+"""An import of more entries than this defers the knowledge update: every entry is
+ingested first, then the new sources are linked in large batches and the graph-wide
+refresh runs once (``ResearchOptions.defer_knowledge``); a small import links as it goes,
+so its first sources reach the canvas early."""
 
 
 async def read_export(rt: Runtime, text: str, fmt: ImportFormat) -> ParsedImport:

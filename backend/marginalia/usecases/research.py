@@ -33,7 +33,12 @@ from marginalia.runtime import Runtime
 from marginalia.sources.base import describe_failure
 from marginalia.sources.bibtex import to_bibtex
 from marginalia.sources.candidate import Candidate
-from marginalia.usecases.imports import IMPORT_KIND, import_summary, submit_import
+from marginalia.usecases.imports import (
+    DEFER_KNOWLEDGE_OVER,
+    IMPORT_KIND,
+    import_summary,
+    submit_import,
+)
 from marginalia.usecases.knowledge import refresh_now
 from marginalia.usecases.workspaces import get_workspace, update_workspace
 
@@ -168,6 +173,7 @@ async def import_job(ctx: JobContext) -> dict[str, Any]:
             fetch=bool(ctx.params.get("fetch", True)),
             metadata_only=bool(ctx.params.get("metadata_only", False)),
             rank_by_relevance=False,
+            defer_knowledge=len(candidates) > DEFER_KNOWLEDGE_OVER,
         ),
         clients=[StaticSource(fmt, candidates)],
     )

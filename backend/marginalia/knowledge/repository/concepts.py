@@ -343,7 +343,8 @@ async def concepts_without_embedding(
 async def set_concept_embeddings(
     session: AsyncSession, rows: Sequence[tuple[uuid.UUID, Any]]
 ) -> None:
-    for cid, vector in rows:
-        await session.execute(
-            update(Concept).where(col(Concept.id) == cid).values(embedding=vector)
-        )
+    # One executemany per 500 rows (ORM bulk UPDATE by primary key), not a statement per
+    # concept: the refresh after a large import embeds thousands of new concepts.
+    params = [{"id": cid, "embedding": vector} for cid, vector in rows]
+    for start in range(0, len(params), 500):
+        await session.execute(update(Concept), params[start : start + 500])
