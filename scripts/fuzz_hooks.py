@@ -80,7 +80,7 @@ def _upload(http: httpx.Client, workspace_id: str) -> str:
     job = http.post(f"/api/workspaces/{workspace_id}/sources", files=files).json()
     _wait_job(http, job["id"])
     for source in http.get(f"/api/workspaces/{workspace_id}/sources").json():
-        if source.get("file_name", "").startswith(f"victim-{tag[:8]}"):
+        if (source.get("file_name") or "").startswith(f"victim-{tag[:8]}"):
             return str(source["id"])
     raise RuntimeError("the fresh source did not appear")
 

@@ -61,19 +61,20 @@ async def create_table(workspace_id: uuid.UUID, body: TableCreate, rt: RuntimeDe
     )
 
 
-@router.get("/{table_id}", response_model=TableOut, summary="A table with its cells")
+# `:uuid`: so /tables/suggestions with another method is a 405, not a malformed table id.
+@router.get("/{table_id:uuid}", response_model=TableOut, summary="A table with its cells")
 async def get_table(workspace_id: uuid.UUID, table_id: uuid.UUID, rt: RuntimeDep) -> TableOut:
     return await service.get_table(rt, workspace_id, table_id)
 
 
-@router.patch("/{table_id}", response_model=TableOut, summary="Rename a table")
+@router.patch("/{table_id:uuid}", response_model=TableOut, summary="Rename a table")
 async def rename_table(
     workspace_id: uuid.UUID, table_id: uuid.UUID, body: TableUpdate, rt: RuntimeDep
 ) -> TableOut:
     return await service.rename_table(rt, workspace_id, table_id, body.name)
 
 
-@router.delete("/{table_id}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a table")
+@router.delete("/{table_id:uuid}", status_code=status.HTTP_204_NO_CONTENT, summary="Delete a table")
 async def delete_table(workspace_id: uuid.UUID, table_id: uuid.UUID, rt: RuntimeDep) -> Response:
     await service.delete_table(rt, workspace_id, table_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
