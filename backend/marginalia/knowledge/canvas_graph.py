@@ -373,7 +373,8 @@ async def graph_view(
             id=t.id,
             label=t.label,
             concepts=[c.name for c in concepts if str(c.id) in t.concepts],
-            concept_ids=[f"concept:{slugs[k]}" for k in t.concepts],
+            # max_concepts may have left some of the topic's concepts out of this view.
+            concept_ids=[f"concept:{slugs[k]}" for k in t.concepts if k in slugs],
             source_count=len(t.members),
         )
         for t in topics
