@@ -322,6 +322,26 @@ async def test_a_fill_is_cancelled_between_cells_and_resumes_where_it_stopped(
 # ------------------------------------------------------------------------------ bad input
 
 
+async def test_a_table_named_in_any_script_exports_under_its_name(
+    corpus: Corpus, client: httpx.AsyncClient
+) -> None:
+    """A response header must be Latin-1: the name travels as RFC 5987 ``filename*`` (a
+    name like this one made the export a 500 under `make fuzz`)."""
+    name = 'Ⱦrial outcomes — 表 "quoted"; ok'
+    made = await client.post(base(corpus), json={"name": name, "columns": [COUNT], "fill": False})
+    assert made.status_code == 201, made.text
+    table_id = made.json()["table"]["id"]
+    for fmt in ("csv", "markdown"):
+        r = await client.get(f"{base(corpus)}/{table_id}/export", params={"format": fmt})
+        assert r.status_code == 200, r.text
+        disposition = r.headers["content-disposition"]
+        assert disposition.startswith('attachment; filename="')
+        assert "filename*=UTF-8''" in disposition and "%E8%A1%A8" in disposition
+        ascii_name = disposition.split('filename="', 1)[1].split('"', 1)[0]
+        assert ascii_name.isascii() and '"' not in ascii_name and ";" not in ascii_name
+    await client.delete(f"{base(corpus)}/{table_id}")
+
+
 @pytest.mark.parametrize(
     ("body", "needle"),
     [

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query, Response, status
 from fastapi.responses import PlainTextResponse
 
 from marginalia.api.deps import RuntimeDep
+from marginalia.api.downloads import attachment
 from marginalia.api.schemas import ErrorOut
 from marginalia.notes.schemas import (
     HighlightCreate,
@@ -74,7 +75,7 @@ async def export_source_bibtex(source_id: uuid.UUID, rt: RuntimeDep) -> Response
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers=attachment(name),
     )
 
 

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Body, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from marginalia.api.deps import RuntimeDep
+from marginalia.api.downloads import attachment
 from marginalia.api.schemas import ErrorOut, JobOut
 from marginalia.usecases import exports, research
 
@@ -95,7 +96,7 @@ async def get_bibtex(workspace_id: uuid.UUID, rt: RuntimeDep) -> Response:
     return Response(
         text,
         media_type="application/x-bibtex; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers=attachment(name),
     )
 
 
@@ -125,5 +126,5 @@ async def export_workspace(
     return Response(
         text,
         media_type=f"{exports.MEDIA_TYPES[format]}; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        headers=attachment(name),
     )

@@ -4,13 +4,13 @@ import json
 import re
 import uuid
 from typing import Annotated, Any, Literal
-from urllib.parse import quote
 
 from fastapi import APIRouter, File, Header, Path, Query, Response, UploadFile, status
 from fastapi.responses import StreamingResponse
 
 from marginalia.answer.schemas import CitationLocation
 from marginalia.api.deps import RuntimeDep
+from marginalia.api.downloads import content_disposition
 from marginalia.api.schemas import (
     MAX_INT32,
     ChunkOut,
@@ -257,14 +257,6 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | Literal["uns
         return "unsatisfiable"
     count = size if len(last) > _MAX_DIGITS else min(int(last), size)
     return (size - count, size - 1)
-
-
-def content_disposition(disposition: str, filename: str) -> str:
-    """``inline``/``attachment`` with an ASCII ``filename`` and the exact name as RFC 5987
-    ``filename*`` (any script; a header must be Latin-1)."""
-    name = service.safe_file_name(filename, default="document")
-    fallback = re.sub(r'[^\x20-\x7e]|["\\%;]', "_", name).strip() or "document"
-    return f"{disposition}; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 def _unsatisfiable(size: int) -> Response:

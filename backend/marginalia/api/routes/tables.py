@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response, status
 
 from marginalia.api.deps import RuntimeDep
+from marginalia.api.downloads import attachment
 from marginalia.api.schemas import ErrorOut
 from marginalia.tables.schemas import (
     ColumnsAdd,
@@ -180,5 +181,5 @@ async def export_table(
     return Response(
         content=content,
         media_type=media_type,
-        headers={"Content-Disposition": f'attachment; filename="{file_name}"'},
+        headers=attachment(file_name),
     )
