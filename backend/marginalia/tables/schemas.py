@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
@@ -13,6 +13,13 @@ from marginalia.tables.columns import MAX_COLUMNS, MAX_ROWS
 
 CellState = Literal["filled", "pending", "unavailable"]
 
+#: A column's question. The schema states the one rule a client can check (a letter or
+#: digit somewhere, as ``column_problem`` tests with ``str.isalnum``); it is stated in the
+#: schema only, so a refusal keeps ``column_problem``'s message rather than a regex.
+ColumnText = Annotated[str, Field(json_schema_extra={"pattern": r"[^\W_]"})]
+#: Likewise a list the service refuses empty (with its own message).
+AT_LEAST_ONE: dict[str, Any] = {"minItems": 1}
+
 
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -20,8 +27,10 @@ class TableCreate(BaseModel):
     name: str | None = Field(
         default=None, max_length=200, description="The table's name (default: its columns)"
     )
-    columns: list[str] = Field(
-        max_length=MAX_COLUMNS, description="Questions, one per column (at least one)"
+    columns: list[ColumnText] = Field(
+        max_length=MAX_COLUMNS,
+        json_schema_extra=AT_LEAST_ONE,
+        description="Questions, one per column (at least one)",
     )
     source_ids: list[uuid.UUID] | None = Field(
         default=None,
@@ -40,21 +49,25 @@ class TableUpdate(BaseModel):
 class ColumnsAdd(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    questions: list[str] = Field(max_length=MAX_COLUMNS, description="Questions to add")
+    questions: list[ColumnText] = Field(
+        max_length=MAX_COLUMNS, json_schema_extra=AT_LEAST_ONE, description="Questions to add"
+    )
     fill: StrictBool = True
 
 
 class ColumnUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(description="The column's new question")
+    question: ColumnText = Field(description="The column's new question")
     fill: StrictBool = True
 
 
 class RowsAdd(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source_ids: list[uuid.UUID] = Field(max_length=MAX_ROWS, description="Sources to add")
+    source_ids: list[uuid.UUID] = Field(
+        max_length=MAX_ROWS, json_schema_extra=AT_LEAST_ONE, description="Sources to add"
+    )
     fill: StrictBool = True
 
 
