@@ -35,12 +35,11 @@ from marginalia.api.routes import answers
 from marginalia.cli.answer_cmds import register
 from marginalia.db.models import WikiPage
 from marginalia.ingest.pipeline import ingest_document
-from marginalia.llm import ChatMessage, UsageLedger
-from marginalia.llm.base import CallType, Deadline, T
 from marginalia.llm.errors import LLMDeadlineError, LLMResponseError, LLMUnavailableError
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
+from tests.support.scripted_llm import ScriptedLLM
 
 #: The test calibration (written to a tmp file, as the eval would): this corpus's
 #: answerable questions score ≈ 0.45, off-topic ones < 0.25.
@@ -162,73 +161,6 @@ async def test_answer_cites_verbatim_quotes(services: Runtime, corpus: Corpus) -
     assert answer.trace["legs"] and answer.trace["evidence"]["signal"] == SIGNAL
 
 
-class ScriptedProvider:
-    """A generative provider whose structured output is given by the test."""
-
-    name = "scripted"
-    is_generative = True
-
-    def __init__(self, claims: list[dict[str, Any]]) -> None:
-        self.claims = claims
-        self.usage = UsageLedger()
-        self.prompts: list[str] = []
-
-    def model_for(self, task: str) -> str | None:
-        return "scripted-1"
-
-    async def structured(
-        self,
-        *,
-        task: str,
-        system: str,
-        prompt: str,
-        schema: type[T],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> T:
-        assert schema is SynthesisOutput
-        self.prompts.append(prompt)
-        return schema.model_validate({"claims": self.claims})
-
-    async def stream_text(
-        self,
-        *,
-        task: str,
-        system: str,
-        messages: list[ChatMessage],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> AsyncIterator[str]:
-        raise NotImplementedError
-        yield ""
-
-    async def aclose(self) -> None:
-        return None
-
-
-class FailingProvider(ScriptedProvider):
-    """A generative provider whose synthesis call fails the way a real one can."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__([])
-        self.error = error
-        self.deadlines: list[Deadline | None] = []
-
-    async def structured(
-        self,
-        *,
-        task: str,
-        system: str,
-        prompt: str,
-        schema: type[T],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> T:
-        self.prompts.append(prompt)
-        self.deadlines.append(deadline)
-        raise self.error
-
-
 @pytest.mark.parametrize(
     ("error", "label"),
     [
@@ -247,7 +179,7 @@ async def test_a_failed_model_call_falls_back_to_the_extractive_engine_and_says_
     services: Runtime, corpus: Corpus, error: Exception, label: str
 ) -> None:
     ctx = await retrieve(services, workspace_id=corpus.workspace_id, question=SPECTER_Q)
-    provider = FailingProvider(error)
+    provider = ScriptedLLM({SynthesisOutput: error})
     answer = await answer_from_context(
         services, ctx, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
     )
@@ -270,17 +202,25 @@ async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(
     n, _, _, sentence = offline.candidate_sentences(ctx.passages)[0]
     outside = len(ctx.passages) + 1
     assert outside not in {p.n for p in ctx.passages}
-    provider = ScriptedProvider(
-        [
-            {"text": "An honest claim.", "citations": [n], "quote": sentence},
-            {
-                "text": "A fabricated claim.",
-                "citations": [n],
-                "quote": "SPECTER was trained on one billion cooking recipes",
-            },
-            {"text": "An out-of-context citation.", "citations": [outside], "quote": sentence},
-            {"text": "Citation nine of three.", "citations": [9], "quote": sentence},
-        ]
+    provider = ScriptedLLM(
+        {
+            SynthesisOutput: {
+                "claims": [
+                    {"text": "An honest claim.", "citations": [n], "quote": sentence},
+                    {
+                        "text": "A fabricated claim.",
+                        "citations": [n],
+                        "quote": "SPECTER was trained on one billion cooking recipes",
+                    },
+                    {
+                        "text": "An out-of-context citation.",
+                        "citations": [outside],
+                        "quote": sentence,
+                    },
+                    {"text": "Citation nine of three.", "citations": [9], "quote": sentence},
+                ]
+            }
+        }
     )
     answer = await answer_from_context(
         services, ctx, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
@@ -301,7 +241,8 @@ async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(
     )
     small.passages = small.passages[:3]
     _, _, _, s2 = offline.candidate_sentences(small.passages)[0]
-    provider = ScriptedProvider([{"text": "Cites nine.", "citations": [9], "quote": s2}])
+    cites_nine = {"text": "Cites nine.", "citations": [9], "quote": s2}
+    provider = ScriptedLLM({SynthesisOutput: {"claims": [cites_nine]}})
     answer = await answer_from_context(
         services, small, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
     )

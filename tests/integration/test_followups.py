@@ -15,14 +15,15 @@ import pytest
 from fastapi import FastAPI
 
 from marginalia.answer import SIGNAL, Calibration, followup
+from marginalia.answer.synthesis import SynthesisOutput
 from marginalia.api.errors import install_error_handlers
 from marginalia.api.routes import answers
 from marginalia.ingest.pipeline import ingest_document
-from marginalia.llm import ChatMessage, UsageLedger
-from marginalia.llm.base import CallType, Deadline, T
+from marginalia.llm import ChatMessage
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
+from tests.support.scripted_llm import ScriptedLLM
 
 FIRST = "What does SPECTER use as its training signal for document embeddings?"
 FOLLOW_UP = "And how many triplets did they train on?"
@@ -184,57 +185,16 @@ async def test_per_paper_follow_up_is_resolved_inside_the_paper(
     assert {p["source_id"] for p in answer["passages"]} == {str(corpus.specter)}
 
 
-class RewritingProvider:
-    """A generative provider: the follow-up rewrite is scripted, synthesis returns nothing
-    (the answer is then refused, which this test does not look at)."""
-
-    name = "rewriting"
-    is_generative = True
-
-    def __init__(self, rewrite: str) -> None:
-        self.rewrite = rewrite
-        self.usage = UsageLedger()
-        self.schemas: list[str] = []
-
-    def model_for(self, task: str) -> str | None:
-        return "rewriter-1"
-
-    async def structured(
-        self,
-        *,
-        task: str,
-        system: str,
-        prompt: str,
-        schema: type[T],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> T:
-        self.schemas.append(schema.__name__)
-        if schema is followup.StandaloneQuestion:
-            return schema.model_validate({"question": self.rewrite, "followup": True})
-        return schema.model_validate({"claims": []})
-
-    async def stream_text(
-        self,
-        *,
-        task: str,
-        system: str,
-        messages: list[ChatMessage],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> AsyncIterator[str]:
-        raise NotImplementedError
-        yield ""
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def test_with_a_model_the_rewrite_is_what_retrieval_searches(
     corpus: Corpus, services: Runtime
 ) -> None:
     rewrite = "How many training triplets was SPECTER trained on?"
-    provider = RewritingProvider(rewrite)
+    provider = ScriptedLLM(
+        {
+            followup.StandaloneQuestion: {"question": rewrite, "followup": True},
+            SynthesisOutput: {"claims": []},  # the answer is then refused; not looked at here
+        }
+    )
     history = [
         ChatMessage(role="user", content=FIRST),
         ChatMessage(role="assistant", content="Citations [1]."),

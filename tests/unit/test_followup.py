@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,9 @@ import pytest
 from marginalia.answer import followup
 from marginalia.answer.schemas import Answer, AnswerClaim, Passage
 from marginalia.evaluation.qa_scoring import load_qa_set
-from marginalia.llm import ChatMessage, UsageLedger
-from marginalia.llm.base import CallType, Deadline, T
+from marginalia.llm import ChatMessage
 from marginalia.llm.errors import LLMDeadlineError
+from tests.support.scripted_llm import ScriptedLLM
 
 FIRST = "What does SPECTER use as training signal?"
 HISTORY = [
@@ -139,66 +138,30 @@ def test_previous_turn_reads_cited_papers_then_the_best_evidence_paper() -> None
     assert followup.previous_turn([]) is None
 
 
-class RewritingProvider:
-    name = "rewriting"
-    is_generative = True
-
-    def __init__(self, reply: dict[str, Any] | Exception) -> None:
-        self.reply = reply
-        self.usage = UsageLedger()
-        self.prompts: list[str] = []
-
-    def model_for(self, task: str) -> str | None:
-        return "rewriter"
-
-    async def structured(
-        self,
-        *,
-        task: str,
-        system: str,
-        prompt: str,
-        schema: type[T],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> T:
-        assert schema is followup.StandaloneQuestion and deadline is not None
-        self.prompts.append(prompt)
-        if isinstance(self.reply, Exception):
-            raise self.reply
-        return schema.model_validate(self.reply)
-
-    async def stream_text(
-        self,
-        *,
-        task: str,
-        system: str,
-        messages: list[ChatMessage],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> AsyncIterator[str]:
-        raise NotImplementedError
-        yield ""
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def test_the_model_rewrites_and_falls_back_offline_on_error() -> None:
     paper = uuid.uuid4()
     previous = followup.PreviousTurn(FIRST, (paper,))
     q = "And how many triplets did they train on?"
-    provider = RewritingProvider(
-        {"question": "How many triplets was SPECTER trained on?", "followup": True}
+    provider = ScriptedLLM(
+        {
+            followup.StandaloneQuestion: {
+                "question": "How many triplets was SPECTER trained on?",
+                "followup": True,
+            }
+        }
     )
     resolved = await followup.resolve(provider, q, HISTORY, previous)
     assert resolved.method == "model" and resolved.paper_ids == (paper,)
     assert resolved.text == "How many triplets was SPECTER trained on?"
     assert FIRST in provider.prompts[0] and q in provider.prompts[0]
+    assert provider.deadlines[0] is not None  # the rewrite is bounded
 
-    same = RewritingProvider({"question": "Anything", "followup": False})
+    same = ScriptedLLM({followup.StandaloneQuestion: {"question": "Anything", "followup": False}})
     assert not (await followup.resolve(same, "What is SciBERT?", HISTORY)).is_followup
 
-    failing = RewritingProvider(LLMDeadlineError("the deadline of 8 s passed"))
+    failing = ScriptedLLM(
+        {followup.StandaloneQuestion: LLMDeadlineError("the deadline of 8 s passed")}
+    )
     fallback = await followup.resolve(failing, q, HISTORY, previous)
     assert fallback.method == "offline" and "specter" in fallback.terms
     assert fallback.notes and "resolved offline" in fallback.notes[0]
