@@ -17,6 +17,8 @@ CellState = Literal["filled", "pending", "unavailable"]
 #: digit somewhere, as ``column_problem`` tests with ``str.isalnum``); it is stated in the
 #: schema only, so a refusal keeps ``column_problem``'s message rather than a regex.
 ColumnText = Annotated[str, Field(json_schema_extra={"pattern": r"[^\W_]"})]
+#: Likewise a name: something other than whitespace.
+TableName = Annotated[str, Field(json_schema_extra={"pattern": r"\S"})]
 #: Likewise a list the service refuses empty (with its own message).
 AT_LEAST_ONE: dict[str, Any] = {"minItems": 1}
 
@@ -24,7 +26,7 @@ AT_LEAST_ONE: dict[str, Any] = {"minItems": 1}
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(
+    name: TableName | None = Field(
         default=None, max_length=200, description="The table's name (default: its columns)"
     )
     columns: list[ColumnText] = Field(
@@ -43,7 +45,7 @@ class TableCreate(BaseModel):
 class TableUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(max_length=200, description="The new name")
+    name: TableName = Field(max_length=200, description="The new name")
 
 
 class ColumnsAdd(BaseModel):
