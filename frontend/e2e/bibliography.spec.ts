@@ -3,6 +3,7 @@
 // shared ACL 2020 one.
 import { expect, test, type APIRequestContext } from '@playwright/test'
 import fs from 'node:fs'
+import path from 'node:path'
 import { createWorkspace, uploadAndWait } from './helpers'
 
 // A user's library: SPECTER without DOI, pages or venue (the catalog has them), and a
@@ -23,6 +24,28 @@ const LIBRARY = String.raw`
   doi = {10.5555/widgets.2019},
 }
 `
+
+// A paper whose reference list names one work of the catalog and one it does not hold.
+const CAREGIVER = (() => {
+  const body = 'We study how speech directed to children differs from speech directed to adults. '.repeat(12)
+  const paper = [
+    '# Acoustic Cues in Caregiver Speech Across Languages',
+    '',
+    '## Abstract',
+    '',
+    body,
+    '',
+    '## Introduction',
+    '',
+    body,
+    '',
+    '## References',
+    '',
+    '- Lieke Gelderloos, Grzegorz Chrupała, and Afra Alishahi. 2020. Learning to understand child-directed and adult-directed speech. In ACL.',
+    '- Jane Roe. 2017. A study of nothing in particular about the ranking of widgets. In Proceedings of Nowhere.',
+  ].join('\n')
+  return { name: 'caregiver.md', mimeType: 'text/markdown', buffer: Buffer.from(paper) }
+})()
 
 async function importBibtex(request: APIRequestContext, workspaceId: string, text: string): Promise<void> {
   const res = await request.post(`/api/workspaces/${workspaceId}/bibtex?fetch=false`, {
@@ -75,24 +98,7 @@ test('export the BibTeX from the sources view, re-import it into an empty worksp
 
 test('the references panel lists a paper’s known references and adds the selected one', async ({ page, request }) => {
   const workspaceId = await createWorkspace(page, `Chasing ${Date.now()}`, 'child-directed speech')
-  const body = 'We study how speech directed to children differs from speech directed to adults. '.repeat(12)
-  const paper = [
-    '# Acoustic Cues in Caregiver Speech Across Languages',
-    '',
-    '## Abstract',
-    '',
-    body,
-    '',
-    '## Introduction',
-    '',
-    body,
-    '',
-    '## References',
-    '',
-    '- Lieke Gelderloos, Grzegorz Chrupała, and Afra Alishahi. 2020. Learning to understand child-directed and adult-directed speech. In ACL.',
-    '- Jane Roe. 2017. A study of nothing in particular about the ranking of widgets. In Proceedings of Nowhere.',
-  ].join('\n')
-  await uploadAndWait(page, [], [{ name: 'caregiver.md', mimeType: 'text/markdown', buffer: Buffer.from(paper) }])
+  await uploadAndWait(page, [], [CAREGIVER])
   const row = page.getByTestId('source-item').filter({ hasText: 'Acoustic Cues' })
   await expect(row).toBeVisible()
   await row.getByRole('button', { name: /Citations of/ }).click()
@@ -103,7 +109,7 @@ test('the references panel lists a paper’s known references and adds the selec
   await expect(works.first()).toContainText('Learning to Understand Child-directed and Adult-directed Speech')
   await expect(works.first()).toContainText('reference list')
   await expect(works.first()).toHaveAttribute('data-in-workspace', 'false')
-  await expect(panel).toContainText('1 entries of the reference list match no known work')
+  await expect(panel).toContainText('1 entry of the reference list matches no known work')
   await works.first().getByRole('checkbox').check()
   await panel.getByTestId('add-selected-works').click()
   await expect(panel.getByRole('status')).toBeVisible()
@@ -111,4 +117,36 @@ test('the references panel lists a paper’s known references and adds the selec
     .poll(async () => (await (await request.get(`/api/workspaces/${workspaceId}/sources`)).json()).length, { timeout: 120_000 })
     .toBe(2)
   await expect(works.first()).toHaveAttribute('data-in-workspace', 'true', { timeout: 60_000 })
+})
+
+// On demand (E2E_SHOTS=1): the sources view with its suggestions, the export dialog and a
+// paper's citations panel, light and dark, wide and narrow, into docs/screenshots/.
+test('bibliography and citation screenshots', async ({ browser, page, request }) => {
+  test.skip(!process.env.E2E_SHOTS, 'screenshots on demand')
+  const shots = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
+  const workspaceId = await createWorkspace(page, 'Child-directed speech', 'how caregivers speak to children')
+  await uploadAndWait(page, [], [CAREGIVER])
+  await importBibtex(request, workspaceId, LIBRARY)
+  for (const [size, viewport] of Object.entries({ wide: { width: 1280, height: 800 }, narrow: { width: 390, height: 844 } }))
+    for (const dark of [false, true]) {
+      const scheme = dark ? 'dark' : 'light'
+      const context = await browser.newContext({ viewport, colorScheme: scheme })
+      const shot = await context.newPage()
+      await shot.goto(`/w/${workspaceId}`)
+      await expect(shot.getByTestId('source-item')).toHaveCount(3)
+      const suggestions = shot.getByTestId('workspace-suggestions')
+      await suggestions.getByRole('button', { name: 'Show' }).click()
+      await expect(suggestions.getByTestId('suggestion').first()).toBeVisible({ timeout: 60_000 })
+      await suggestions.scrollIntoViewIfNeeded()
+      await shot.screenshot({ path: `${shots}/suggestions-${scheme}-${size}.png` })
+      await shot.getByTestId('export-bibliography').click()
+      await expect(shot.getByTestId('export-download')).toBeVisible()
+      await shot.screenshot({ path: `${shots}/export-dialog-${scheme}-${size}.png` })
+      await shot.keyboard.press('Escape')
+      const row = shot.getByTestId('source-item').filter({ hasText: 'Acoustic Cues' })
+      await row.getByRole('button', { name: /Citations of/ }).click()
+      await expect(shot.getByTestId('citation-work').first()).toBeVisible({ timeout: 60_000 })
+      await shot.screenshot({ path: `${shots}/citations-panel-${scheme}-${size}.png` })
+      await context.close()
+    }
 })

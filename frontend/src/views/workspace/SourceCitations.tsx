@@ -82,7 +82,7 @@ export function SourceCitations({ workspaceId, sourceId }: { workspaceId: string
         </ul>
       )}
       {list.data && (list.data.unresolved ?? 0) > 0 && (
-        <p className="text-xs text-stone-600 dark:text-stone-400">{list.data.unresolved} entries of the reference list match no known work.</p>
+        <p className="text-xs text-stone-600 dark:text-stone-400">{list.data.unresolved === 1 ? '1 entry of the reference list matches' : `${list.data.unresolved} entries of the reference list match`} no known work.</p>
       )}
       {(list.data?.notes ?? []).map((n) => <p key={n} className="text-xs text-stone-600 dark:text-stone-400">{n}</p>)}
       <div className="flex items-center justify-end gap-2">

@@ -145,7 +145,7 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
                 <th scope="col" className="hidden px-2 py-2 font-medium lg:table-cell">Venue</th>
                 {header('citations', 'Cited', 'hidden md:table-cell text-right')}
                 {header('quality', 'Quality', 'hidden md:table-cell text-right')}
-                {header('sections', 'Sections', 'hidden xl:table-cell text-right')}
+                {header('sections', 'Sections', 'hidden 2xl:table-cell text-right')}
                 <th scope="col" className="hidden px-2 py-2 font-medium sm:table-cell">Arrived</th>
                 <th scope="col" className="px-2 py-2 font-medium">
                   <span className="sr-only">Actions</span>
@@ -169,12 +169,13 @@ export function SourcesTable({ workspaceId }: { workspaceId: string }) {
                   </td>
                   <td className="hidden px-2 py-2 tabular-nums sm:table-cell">{s.year ?? '—'}</td>
                   <td className="hidden max-w-40 truncate px-2 py-2 lg:table-cell" title={s.venue ?? undefined}>{s.venue ?? '—'}</td>
-                  <td className="hidden px-2 py-2 text-right tabular-nums md:table-cell" data-testid="source-cited" title={citedTitle(s)}>{citedLabel(s)}</td>
+                  <td className="hidden whitespace-nowrap px-2 py-2 text-right tabular-nums md:table-cell" data-testid="source-cited" title={citedTitle(s)}>{citedLabel(s)}</td>
                   <td className="hidden px-2 py-2 text-right tabular-nums md:table-cell">{s.quality_score != null ? Math.round(s.quality_score) : '—'}</td>
-                  <td className="hidden px-2 py-2 text-right tabular-nums xl:table-cell">{sections.get(s.id) ?? '…'}</td>
+                  <td className="hidden px-2 py-2 text-right tabular-nums 2xl:table-cell">{sections.get(s.id) ?? '…'}</td>
                   <td className="hidden px-2 py-2 sm:table-cell">{originLabel(s.origin)}</td>
                   <td className="px-2 py-1.5">
-                    <div className="flex justify-end gap-0.5">
+                    {/* two by two: four in a row took the title's width at 1280 px */}
+                    <div className="grid grid-cols-[auto_auto] justify-end gap-x-1 gap-y-0.5">
                       <Button size="sm" variant="ghost" onClick={() => setAsking(s)} aria-label={`Ask about ${s.title ?? s.file_name ?? 'this source'}`}>
                         Ask
                       </Button>
