@@ -167,20 +167,31 @@ async def _offline_references(
     return unresolved
 
 
+async def _add_from_openalex(
+    rt: Runtime, me: cite_repo.SourceWork, ctx: _Context, out: WorkList, *, citing: bool
+) -> None:
+    """OpenAlex's works citing ``me`` (or cited by it) where OpenAlex is configured and
+    reachable; otherwise a note says why the list has none of them."""
+    client = _openalex(rt)
+    if client is None:
+        return
+    if not me.openalex_id:
+        ctx.notes.append("OpenAlex: the source has no OpenAlex id")
+        return
+    fetch = client.cited_by if citing else client.references
+    try:
+        for c in await fetch(me.openalex_id, limit=OPENALEX_LIMIT):
+            out.add(work_from_candidate(c, "openalex", match="openalex"), exclude=me.id)
+    except SourceError as exc:
+        ctx.notes.append(f"OpenAlex not reached: {exc}")
+
+
 async def references(rt: Runtime, source_id: uuid.UUID) -> CitationList:
     """The works ``source_id`` cites, known ones only, each marked in the workspace or not."""
     me, ctx = await _source_context(rt, source_id)
     out = WorkList(_as_workspace_source(w) for w in ctx.works)
     unresolved = await _offline_references(rt, me, ctx, out)
-    client = _openalex(rt)
-    if client is not None and me.openalex_id:
-        try:
-            for c in await client.references(me.openalex_id, limit=OPENALEX_LIMIT):
-                out.add(work_from_candidate(c, "openalex", match="openalex"), exclude=source_id)
-        except SourceError as exc:
-            ctx.notes.append(f"OpenAlex not reached: {exc}")
-    elif client is not None:
-        ctx.notes.append("OpenAlex: the source has no OpenAlex id")
+    await _add_from_openalex(rt, me, ctx, out, citing=False)
     return CitationList(
         source_id=source_id,
         direction="references",
@@ -211,15 +222,7 @@ async def cited_by(rt: Runtime, source_id: uuid.UUID) -> CitationList:
     me, ctx = await _source_context(rt, source_id)
     out = WorkList(_as_workspace_source(w) for w in ctx.works)
     await _offline_cited_by(rt, me, ctx, out)
-    client = _openalex(rt)
-    if client is not None and me.openalex_id:
-        try:
-            for c in await client.cited_by(me.openalex_id, limit=OPENALEX_LIMIT):
-                out.add(work_from_candidate(c, "openalex", match="openalex"), exclude=source_id)
-        except SourceError as exc:
-            ctx.notes.append(f"OpenAlex not reached: {exc}")
-    elif client is not None:
-        ctx.notes.append("OpenAlex: the source has no OpenAlex id")
+    await _add_from_openalex(rt, me, ctx, out, citing=True)
     return CitationList(
         source_id=source_id, direction="cited-by", works=list(out.works.values()), notes=ctx.notes
     )
