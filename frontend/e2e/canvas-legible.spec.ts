@@ -95,6 +95,8 @@ async function measure(browser: Browser, workspaceId: string, name: string, grap
       await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready', { timeout: 120_000 })
       await page.waitForTimeout(800)
       const m = await labelSizes(page)
+      // The toolbar's search field keeps a usable width on a phone (its own row there).
+      expect((await page.getByTestId('canvas-search').boundingBox())!.width, 'search field width').toBeGreaterThanOrEqual(200)
       await page.screenshot({ path: `${SHOTS}/canvas-first-view-${name}-${dark ? 'dark' : 'light'}-${size}.png` })
       results.push({ size, dark, min: m.min, labels: m.labels, clusters: m.clusters })
       console.log(`${name} ${size} ${dark ? 'dark' : 'light'}: zoom ${m.zoom.toFixed(2)}, ${m.labels} labels on screen, smallest ${m.min.toFixed(1)} px, ${m.clusters} cluster nodes`)
