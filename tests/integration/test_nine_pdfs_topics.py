@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from marginalia.knowledge.topics import GENERIC_TERMS, is_name
 from marginalia.runtime import Runtime
 from marginalia.usecases import knowledge as knowledge_usecase
 from marginalia.usecases import paths as paths_usecase
@@ -62,6 +63,16 @@ async def test_topic_clusters_keep_the_fields_apart(services: Runtime, nine: Nin
     for t in graph.topics:
         assert t.label.strip()
         assert len(t.concepts) == len(t.concept_ids)
+        # A label is characteristic concepts: no generic phrase, a descriptive term first
+        # (before the fix: "deep venous thrombosis · demographic data · Central Region",
+        # "33RE · codeML", "PubMed Central · ScienceParse · SCIBERT").
+        words = t.label.split(" · ")
+        assert not {w.casefold() for w in words} & GENERIC_TERMS, t.label
+        assert not is_name(words[0]), t.label
+    labels = {t.id: t.label for t in graph.topics}
+    # Each medical paper's own subject (its top concept) names the medical topic.
+    medical = labels[of["trauma-bmc2010.pdf"]].split(" · ")
+    assert {"deep venous thrombosis", "heart failure"} <= set(medical), medical
 
 
 async def test_learning_path_reads_each_field_contiguously(services: Runtime, nine: Nine) -> None:

@@ -210,6 +210,7 @@ async def graph_view(
         sources = await repo.workspace_sources(session, workspace_id)
         concepts = await repo.list_concepts(session, workspace_id)
         links = await repo.source_concept_links(session, workspace_id)
+        weights = await repo.source_concept_weights(session, workspace_id)
         concept_edges = await repo.list_concept_edges(session, workspace_id)
         source_edges = await repo.list_source_edges(session, workspace_id)
         clusters = await repo.list_clusters(session, workspace_id)
@@ -224,7 +225,7 @@ async def graph_view(
     citations = [c for c in citations if c.citing in source_ids]
     cited_by = Counter(c.cited for c in citations)
     cluster_of = {sid: c.id for c, members in clusters for sid in members}
-    topics = topics_of(sources, concepts, links, source_edges, citations)
+    topics = topics_of(sources, concepts, links, source_edges, citations, weights)
     topic_of = {sid: t.id for t in topics for sid in t.members}
     if max_concepts is not None:
         keep = sorted(concepts, key=lambda c: (-(c.centrality or 0.0), c.slug))[:max_concepts]

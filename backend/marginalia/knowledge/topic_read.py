@@ -20,9 +20,11 @@ def topics_of(
     links: Sequence[tuple[uuid.UUID, uuid.UUID]],
     source_edges: Sequence[SourceEdge],
     citations: Sequence[cite_repo.CitationEdge],
+    weights: Sequence[tuple[uuid.UUID, uuid.UUID, float]] = (),
 ) -> list[TopicCluster]:
     """The sources' topic clusters (every concept counts, not only those the canvas shows);
-    source and concept keys are their ids as strings."""
+    source and concept keys are their ids as strings. ``weights``: (source, concept,
+    weight) links — a concept's standing in a source, for the labels."""
     concepts_of: dict[str, list[str]] = {}
     for sid, cid in links:
         concepts_of.setdefault(str(sid), []).append(str(cid))
@@ -37,6 +39,7 @@ def topics_of(
             if s.mean_embedding is not None
         },
         concept_names={str(c.id): c.name for c in concepts},
+        weights={(str(s), str(c)): w for s, c, w in weights},
     )
 
 
@@ -50,4 +53,5 @@ async def load_topics(
     """:func:`topics_of` with the source edges and citations read in ``session``."""
     source_edges = await repo.list_source_edges(session, workspace_id)
     citations = await cite_repo.citation_edges(session, workspace_id)
-    return topics_of(sources, concepts, links, source_edges, citations)
+    weights = await repo.source_concept_weights(session, workspace_id)
+    return topics_of(sources, concepts, links, source_edges, citations, weights)

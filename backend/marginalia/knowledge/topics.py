@@ -10,13 +10,19 @@ out). Communities: Louvain with a fixed seed (deterministic for the same input).
 with no link to any other form one cluster of their own ("unlinked"), so a workspace of
 unrelated papers is not hundreds of singletons.
 
-A cluster's label is its most characteristic concepts: those in the largest share of its
-members minus their share among the other sources (frequent here, rare elsewhere).
+A cluster's label is its most characteristic concepts, c-TF-IDF-like (:func:`characteristic_concepts`):
+a concept scores its standing in the cluster's members (the sum of its link weights there,
+per member) times its rarity in the workspace (log(1 + sources / sources holding it));
+generic phrases ("demographic data") are left out, and names of things (acronyms, tools, places: "SCIBERT", "PubMed Central",
+"33RE") count a quarter, so a descriptive term ("deep venous thrombosis") comes first when
+there is one. The label's concepts are picked greedily, each from a member the earlier
+ones do not cover when one scores close, never two that contain one another.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +39,47 @@ EMBEDDING_FLOOR = 0.25
 MAX_CONCEPT_SHARE = 0.5
 """Concepts in more than this share of the sources are not topic evidence."""
 LABEL_CONCEPTS = 3
+NAME_FACTOR = 0.25
+"""A name of a thing (acronym, tool, place, code) counts this much as a label concept."""
+NEW_MEMBER_FACTOR = 2.0
+"""A label concept from a member no earlier pick covers counts this much more."""
+GENERIC_TERMS = frozenset(
+    {
+        "analysis",
+        "approach",
+        "background",
+        "case study",
+        "conclusion",
+        "conclusions",
+        "data",
+        "data collection",
+        "demographic data",
+        "discussion",
+        "evaluation",
+        "experiment",
+        "experiments",
+        "findings",
+        "framework",
+        "future work",
+        "introduction",
+        "literature review",
+        "method",
+        "methodology",
+        "methods",
+        "model",
+        "models",
+        "paper",
+        "qualitative methods",
+        "related work",
+        "research",
+        "results",
+        "status quo",
+        "study",
+        "system",
+        "systematic review",
+    }
+)
+"""Phrases any paper may use that say nothing about its topic."""
 LOUVAIN_SEED = 33
 UNLINKED = "unlinked"
 
@@ -101,12 +148,14 @@ def topic_clusters(
     citations: Iterable[tuple[str, str]] = (),
     embeddings: Mapping[str, Sequence[float]] | None = None,
     concept_names: Mapping[str, str] | None = None,
+    weights: Mapping[tuple[str, str], float] | None = None,
 ) -> list[TopicCluster]:
     """The sources' topic clusters, largest first (ties: smallest member id), unlinked last.
 
     ``concepts_of``: source id → its concept keys; ``similar``: (a, b, strength) source
     edges; ``citations``: (citing, cited); ``embeddings``: source id → its mean chunk
-    embedding; ``concept_names``: key → display name."""
+    embedding; ``concept_names``: key → display name; ``weights``: (source, concept) →
+    the concept's standing in that source (1 when absent), for the labels."""
     ids = sorted(set(source_ids))
     known = set(ids)
     names = concept_names or {}
@@ -145,13 +194,32 @@ def topic_clusters(
     df = Counter(c for cs in concepts.values() for c in cs)
     out: list[TopicCluster] = []
     for i, members in enumerate(groups, start=1):
-        keys = characteristic_concepts(members, concepts, df, len(ids), names=names)
+        keys = characteristic_concepts(
+            members, concepts, df, len(ids), names=names, weights=weights
+        )
         label = " · ".join(names.get(k, k) for k in keys) or f"Topic {i}"
         out.append(TopicCluster(f"topic-{i}", tuple(members), keys, label))
     if unlinked:
-        keys = characteristic_concepts(unlinked, concepts, df, len(ids), names=names)
+        keys = characteristic_concepts(
+            unlinked, concepts, df, len(ids), names=names, weights=weights
+        )
         out.append(TopicCluster(UNLINKED, tuple(unlinked), keys, "Sources not linked to others"))
     return out
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def is_name(name: str) -> bool:
+    """A name of a thing rather than a descriptive term: a word mixing letters and digits
+    ("33RE", "RXP407") or nothing but numbers, an acronym or a word with a capital inside ("SCIBERT", "codeML", "S2ORC"),
+    or every word capitalised ("PubMed Central", "Central Region", "Semantic Scholar")."""
+    words = [w for w in _WORD.findall(name) if not w.isdigit()]  # "angiotensin-1-…" is a term
+    if not words or any(any(ch.isdigit() for ch in w) for w in words):
+        return True
+    if any(any(ch.isupper() for ch in w[1:]) for w in words):
+        return True
+    return all(w[0].isupper() for w in words)
 
 
 def characteristic_concepts(
@@ -162,31 +230,51 @@ def characteristic_concepts(
     *,
     top: int = LABEL_CONCEPTS,
     names: Mapping[str, str] | None = None,
+    weights: Mapping[tuple[str, str], float] | None = None,
 ) -> tuple[str, ...]:
-    """The concepts most frequent in ``members`` and rarest among the other sources: share
-    inside minus share outside, in at least two members — else (members that share no
-    concept) one concept of each member, none found outside the cluster."""
-    inside = Counter(c for s in members for c in concepts.get(s, ()))
-    size = len(members)
-    rest = n_sources - size
-    scored = []
-    for c, k in inside.items():
-        outside = (df.get(c, k) - k) / rest if rest else 0.0
-        score = k / size - outside
-        if score > 0:
-            scored.append((-score, -k, c))
-    shared = [c for _, k, c in sorted(scored) if -k >= 2]
-    if shared:
-        return tuple(shared[:top])
-    own = {c for _, _, c in scored}
-    # By name, not by key (ids differ between two ingests of the same papers).
+    """The concepts that say what ``members`` are about, best first (see the module's
+    docstring): c-TF-IDF — the concept's weight summed over the members, per member, times
+    log(1 + n_sources / sources holding it); generic phrases left out; names of things a
+    quarter. Picked greedily: a concept from a member no earlier pick covers counts double,
+    one containing (or contained in) an earlier pick's name is skipped."""
     name = (names or {}).get
-    picks = [
-        min(cs & own, key=lambda c: (name(c, c).casefold(), c))
-        for s in sorted(members)
-        if (cs := set(concepts.get(s, ()))) & own
-    ]
-    return tuple(picks[:top])
+    w = weights or {}
+    size = len(members)
+    holders: dict[str, list[str]] = defaultdict(list)
+    tf: dict[str, float] = defaultdict(float)
+    for s in sorted(members):
+        for c in concepts.get(s, ()):
+            holders[c].append(s)
+            tf[c] += w.get((s, c), 1.0)
+    score: dict[str, float] = {}
+    for c, total in tf.items():
+        label = name(c, c)
+        if label.casefold().strip() in GENERIC_TERMS or not _WORD.search(label):
+            continue
+        idf = math.log(1 + n_sources / max(1, df.get(c, len(holders[c]))))
+        value = total / size * idf * (NAME_FACTOR if is_name(label) else 1.0)
+        if value > 0:
+            score[c] = value
+    picks: list[str] = []
+    covered: set[str] = set()
+    while len(picks) < top:
+        best: tuple[float, str, str] | None = None
+        for c, value in score.items():
+            if c in picks:
+                continue
+            folded = name(c, c).casefold()
+            if any(folded in p or p in folded for p in (name(x, x).casefold() for x in picks)):
+                continue
+            v = value * (NEW_MEMBER_FACTOR if set(holders[c]) - covered else 1.0)
+            # Ties: by name, then key (ids differ between two ingests of the same papers).
+            key = (-v, folded, c)
+            if best is None or key < best:
+                best = key
+        if best is None:
+            break
+        picks.append(best[2])
+        covered.update(holders[best[2]])
+    return tuple(picks)
 
 
 def cluster_of(clusters: Sequence[TopicCluster]) -> dict[str, str]:

@@ -16,6 +16,7 @@ import {
   type Edge,
   type Node,
   type NodeChange,
+  type Viewport,
 } from '@xyflow/react'
 import '@xyflow/react/dist/style.css'
 import type { WorkspaceDetail } from '../../api/client'
@@ -111,7 +112,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
   // opens centred on it; back/forward move between selections.
   const focus = params.get('focus')
   const canvasRef = useRef<HTMLDivElement>(null)
-  const { papers, setExpanded, toggleTopic } = usePapers(graph, filters.allConcepts, focus, selected, canvasRef)
+  const { papers, setExpanded, toggleTopic, onMoveStart: papersMoveStart, onMoveEnd, onZoomButton } = usePapers(graph, filters.allConcepts, focus, selected, canvasRef)
   /** What is drawn: the papers-first graph, or the whole graph with every concept. */
   const view = papers ? papers.graph : filters.allConcepts ? graph : null
   const layout = papers ? papers.layout : filters.allConcepts ? elkLayout : null
@@ -147,9 +148,13 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
     observer.observe(el)
     return () => observer.disconnect()
   }, [centreOnPinned])
-  const unpin = useCallback((event: MouseEvent | TouchEvent | null) => {
-    if (event) pinned.current = null // moved by the user, not by code
-  }, [])
+  const onMoveStart = useCallback(
+    (event: MouseEvent | TouchEvent | null, viewport: Viewport) => {
+      if (event) pinned.current = null // moved by the user, not by code
+      papersMoveStart(event, viewport)
+    },
+    [papersMoveStart],
+  )
   // A big map zoomed out is the overview (one <canvas>): React Flow gets no nodes then.
   const big = (layout?.positions.size ?? 0) > VISIBLE_ONLY_ABOVE
   const zoomedOut = useStore(belowOverviewZoom)
@@ -545,7 +550,8 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             onNodesChange={onNodesChange}
             onNodeClick={onNodeClick}
             onPaneClick={onPaneClick}
-            onMoveStart={unpin}
+            onMoveStart={onMoveStart}
+            onMoveEnd={onMoveEnd}
             nodesDraggable={false}
             nodesConnectable={false}
             edgesFocusable={false}
@@ -570,7 +576,7 @@ function Canvas({ workspace }: { workspace: WorkspaceDetail }) {
             )}
             <ClusterBoxes boxes={clusters} onToggle={toggleCluster} />
             <Background gap={40} size={1} />
-            <Controls showInteractive={false} />
+            <Controls showInteractive={false} onZoomIn={onZoomButton} onZoomOut={onZoomButton} />
             {/* The overview is a map of the whole graph itself; React Flow holds no node then. */}
             {!overview && (
               <MiniMap

@@ -32,7 +32,8 @@ export function Toolbar(props: { graph: Graph | null; filters: Filters; setFilte
   const changed = activeFilterCount(filters)
   return (
     <div className="flex flex-wrap items-center gap-2 border-b border-stone-200 px-3 py-2 dark:border-stone-800 sm:px-5">
-      <form onSubmit={submit} className="flex min-w-0 flex-1 items-center gap-2" role="search">
+      {/* At least 16rem wide, else on a row of its own (a phone): never squeezed to nothing. */}
+      <form onSubmit={submit} className="flex min-w-0 flex-[1_1_16rem] items-center gap-2" role="search">
         <label htmlFor={`${listId}-q`} className="sr-only">
           Find a source or concept
         </label>

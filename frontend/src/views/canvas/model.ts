@@ -83,7 +83,7 @@ export const NODE_SIZE: Record<NodeType, { width: number; height: number }> = {
   source: { width: 240, height: 92 },
   concept: { width: 200, height: 56 },
   synthesis: { width: 240, height: 72 },
-  cluster: { width: 280, height: 112 },
+  cluster: { width: 280, height: 132 },
 }
 
 export interface GNode {

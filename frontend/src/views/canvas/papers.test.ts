@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LEGIBLE_ZOOM, initialExpanded, legibleViewport, papersView, topicGroups, topicOf, yearScale } from './papers'
+import { LEGIBLE_ZOOM, anchoredViewport, initialExpanded, legibleViewport, papersView, semanticZoom, topicGroups, topicOf, yearScale } from './papers'
 import { toGraph, type ApiGraph } from './model'
 
 function api(sources: number, topics: number): ApiGraph {
@@ -61,5 +61,48 @@ describe('topicOf', () => {
     expect(topicOf(graph, byId('concept:c'))).toBeNull()
     expect(topicOf(graph, byId('source:s0'))).toBe('topic-1')
     expect(topicOf(graph, { ...byId('source:s0'), topicId: 'gone' })).toBe('other')
+  })
+})
+
+describe('semantic zoom', () => {
+  const boxes = new Map([
+    ['a', { x: 0, y: 0, width: 280, height: 112 }],
+    ['b', { x: 400, y: 0, width: 280, height: 112 }],
+    ['c', { x: 2000, y: 0, width: 280, height: 112 }],
+  ])
+  const pane = { width: 800, height: 600 }
+  it('zooming in expands the collapsed topic mostly in view nearest the pointer, one per gesture', () => {
+    const vp = { x: 0, y: 0, zoom: 1.2 }
+    expect(semanticZoom(boxes, new Set(), vp, 1, pane, { x: 600, y: 60 })).toEqual({ expand: 'b' })
+    expect(semanticZoom(boxes, new Set(), vp, 1, pane, { x: 10, y: 10 })).toEqual({ expand: 'a' })
+    // b is already open: the next nearest in view; c (off screen) never.
+    expect(semanticZoom(boxes, new Set(['b']), vp, 1, pane, { x: 600, y: 60 })).toEqual({ expand: 'a' })
+    expect(semanticZoom(boxes, new Set(['a', 'b']), vp, 1, pane, { x: 600, y: 60 })).toBeNull()
+  })
+  it('a group node less than half in view, a pan or a zoom out at a legible zoom changes nothing', () => {
+    // A 300 px pane at x −250, zoom 1.2, shows flow x 208–458: 58 of b's 280 px.
+    const halfOut = { x: -250, y: 0, zoom: 1.2 }
+    expect(semanticZoom(new Map([['b', boxes.get('b')!]]), new Set(), halfOut, 1, { width: 300, height: 600 }, { x: 200, y: 60 })).toBeNull()
+    // A 400 px pane shows 142 of them (more than half): it expands.
+    expect(semanticZoom(new Map([['b', boxes.get('b')!]]), new Set(), halfOut, 1, { width: 400, height: 600 }, { x: 200, y: 60 })).toEqual({ expand: 'b' })
+    expect(semanticZoom(boxes, new Set(), { x: 0, y: 0, zoom: 1.2 }, 1.2, pane, { x: 10, y: 10 })).toBeNull()
+    expect(semanticZoom(boxes, new Set(), { x: 0, y: 0, zoom: 1.1 }, 1.3, pane, { x: 10, y: 10 })).toBeNull()
+  })
+  it('zoomed out until a paper label would be under 11 px: every expanded topic collapses', () => {
+    const out = { x: 0, y: 0, zoom: LEGIBLE_ZOOM * 0.8 }
+    expect(semanticZoom(boxes, new Set(['a', 'c', 'gone']), out, 1.2, pane, { x: 0, y: 0 })).toEqual({ collapse: ['a', 'c'] })
+    expect(semanticZoom(boxes, new Set(), out, 1.2, pane, { x: 0, y: 0 })).toBeNull()
+    // Zooming in below the legible zoom expands nothing either.
+    expect(semanticZoom(boxes, new Set(), out, 0.5, pane, { x: 400, y: 300 })).toBeNull()
+  })
+  it('keeps a re-laid-out topic where it was on screen, inside the pane when it fits', () => {
+    const b = { x: 1000, y: 500, width: 600, height: 300 }
+    expect(anchoredViewport(b, { x: 400, y: 300 }, 1, pane)).toEqual({ x: 400 - 300 - 1000, y: 300 - 150 - 500, zoom: 1 })
+    // Near the right edge: moved left just enough to show all of it.
+    const right = anchoredViewport(b, { x: 700, y: 300 }, 1, pane)
+    expect(right.x + (b.x + b.width) * right.zoom).toBe(800 - 24)
+    // Wider than the pane: its top left in view.
+    const wide = anchoredViewport({ ...b, width: 2000 }, { x: 400, y: 300 }, 1, pane)
+    expect(wide.x + b.x).toBe(24)
   })
 })

@@ -244,3 +244,54 @@ export function legibleViewport(
   const y = h <= pane.height - 2 * padding ? (pane.height - h) / 2 - b.y * zoom : padding - b.y * zoom
   return { x, y, zoom }
 }
+
+type Rect = { x: number; y: number; width: number; height: number }
+type Viewport = { x: number; y: number; zoom: number }
+
+/** A collapsed topic expands on zooming in when at least this share of its group node is in view. */
+export const MOSTLY_IN_VIEW = 0.5
+
+/** Semantic zoom (issue 33): what a settled zoom by the user changes. Zoomed out so far that
+ * a paper's label would be under 11 px on screen (zoom < LEGIBLE_ZOOM): every expanded topic
+ * collapses into its group node. Zoomed in (``zoom`` above ``startZoom``) at a legible zoom:
+ * the collapsed topic whose group node is mostly in view and nearest ``at`` (the pointer, or
+ * the pane's centre; screen coordinates relative to the pane) expands — one per gesture. */
+export function semanticZoom(
+  topicBoxes: ReadonlyMap<string, Rect>,
+  expanded: ReadonlySet<string>,
+  viewport: Viewport,
+  startZoom: number,
+  pane: { width: number; height: number },
+  at: { x: number; y: number },
+): { expand: string } | { collapse: string[] } | null {
+  const { zoom } = viewport
+  if (zoom < LEGIBLE_ZOOM) {
+    const open = [...topicBoxes.keys()].filter((id) => expanded.has(id))
+    return open.length ? { collapse: open } : null
+  }
+  if (!(zoom > startZoom)) return null
+  const view = { x: -viewport.x / zoom, y: -viewport.y / zoom, width: pane.width / zoom, height: pane.height / zoom }
+  const focus = { x: (at.x - viewport.x) / zoom, y: (at.y - viewport.y) / zoom }
+  let best: { id: string; d: number } | null = null
+  for (const [id, b] of topicBoxes) {
+    if (expanded.has(id)) continue
+    const w = Math.min(b.x + b.width, view.x + view.width) - Math.max(b.x, view.x)
+    const h = Math.min(b.y + b.height, view.y + view.height) - Math.max(b.y, view.y)
+    if (w <= 0 || h <= 0 || (w * h) / (b.width * b.height) < MOSTLY_IN_VIEW) continue
+    const d = (b.x + b.width / 2 - focus.x) ** 2 + (b.y + b.height / 2 - focus.y) ** 2
+    if (!best || d < best.d) best = { id, d }
+  }
+  return best ? { expand: best.id } : null
+}
+
+/** The viewport at ``zoom`` that puts box ``b``'s centre at screen point ``at`` — moved as
+ * little as needed to bring the whole box into the pane when it fits, else its top left. */
+export function anchoredViewport(b: Rect, at: { x: number; y: number }, zoom: number, pane: { width: number; height: number }, padding = 24): Viewport {
+  const place = (centre: number, start: number, size: number, room: number) => {
+    const s = size * zoom
+    const lo = centre - s / 2
+    const screen = s <= room - 2 * padding ? Math.min(Math.max(lo, padding), room - padding - s) : padding
+    return screen - start * zoom
+  }
+  return { x: place(at.x, b.x, b.width, pane.width), y: place(at.y, b.y, b.height, pane.height), zoom }
+}

@@ -33,7 +33,7 @@ function ClusterNodeView({ data, selected }: NodeProps<ClusterFlowNode>) {
     <div
       data-testid="canvas-cluster"
       data-topic={data.topicId}
-      aria-label={`Topic: ${data.label}, ${count}${data.years ? `, ${data.years}` : ''}; activate to show them`}
+      aria-label={`Topic: ${data.label}, ${count}${data.years ? `, ${data.years}` : ''}; activate or zoom in to show them`}
       style={{ width: data.width, height: data.height }}
       className={cx(
         'flex cursor-pointer flex-col justify-between rounded-2xl border-2 border-teal-500 bg-teal-50 px-3 py-2 text-left shadow-sm dark:border-teal-400 dark:bg-teal-950',
@@ -41,12 +41,12 @@ function ClusterNodeView({ data, selected }: NodeProps<ClusterFlowNode>) {
         data.dimmed && 'opacity-30',
       )}
     >
-      <p className="canvas-label line-clamp-2 text-[15px] font-semibold leading-snug text-teal-950 dark:text-teal-50">{data.label}</p>
+      <p title={data.label} className="canvas-label line-clamp-3 text-[15px] font-semibold leading-snug text-teal-950 dark:text-teal-50">{data.label}</p>
       <p className="canvas-label text-[13px] text-teal-900 dark:text-teal-100">
         {count}
         {data.years ? ` · ${data.years}` : ''}
       </p>
-      <p className="canvas-label text-[12px] text-teal-800 dark:text-teal-200">▸ Click to show them</p>
+      <p className="canvas-label text-[12px] text-teal-800 dark:text-teal-200">▸ Click or zoom in to show them</p>
     </div>
   )
 }
