@@ -1,5 +1,7 @@
 from marginalia.knowledge.concept_graph import ConceptEdge
 from marginalia.knowledge.paths import PathSource, plan_learning_path, reading_minutes
+from marginalia.knowledge.topic_paths import plan_topic_paths
+from marginalia.knowledge.topics import TopicCluster
 
 
 def _edge(a: str, b: str, w: float = 1.0, t: str = "prerequisite") -> ConceptEdge:
@@ -121,3 +123,23 @@ def test_takeaways_are_the_sources_own_points() -> None:
         "Knowledge regarding the best approaches to quality is lacking.",
         "We show that SPECTER outperforms a variety of competitive baselines.",
     ]
+
+
+def test_topics_are_read_one_after_another_and_unlinked_topics_share_one_note() -> None:
+    sources = [
+        PathSource("heart", "Heart failure", concepts={"heart-failure": 1}),
+        PathSource("graph", "Literature graph", concepts={"literature-graph": 1}),
+        PathSource("dvt", "Venous thrombosis", concepts={"dvt": 2}),
+        PathSource("specter", "SPECTER", concepts={"citations": 2}),
+    ]
+    topics = [
+        TopicCluster("t1", ("graph", "specter"), ("literature-graph",), "literature graph"),
+        TopicCluster("t2", ("dvt", "heart"), ("dvt",), "deep venous thrombosis"),
+    ]
+    plan, steps = plan_topic_paths(sources, [], topics)
+    assert [s.topic_id for s in steps] == ["t1", "t1", "t2", "t2"]  # never interleaved
+    assert [s.step.position for s in steps] == [1, 2, 3, 4]
+    assert plan.notes[0].startswith("read by topic (2 topics, never interleaved)")
+    unlinked = [n for n in plan.notes if "no prerequisite" in n]
+    assert len(unlinked) == 1  # one note naming both topics, not one per topic
+    assert "“literature graph”" in unlinked[0] and "“deep venous thrombosis”" in unlinked[0]

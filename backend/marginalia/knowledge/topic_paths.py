@@ -29,9 +29,13 @@ class TopicStep:
     topic_label: str | None
 
 
-def no_prerequisite_note(label: str) -> str:
+def no_prerequisite_note(labels: Sequence[str]) -> str:
+    """One note for every topic whose sources no concept prerequisite links (one line per
+    topic read as a wall of repeated text in the path view)."""
+    named = "; ".join(f"“{label}”" for label in labels)
+    where = "topic" if len(labels) == 1 else "topics"
     return (
-        f"{label}: the concept graph has no prerequisite between these sources; "
+        f"the concept graph has no prerequisite between the sources of the {where} {named}: "
         "ordered foundational → specialised (concept level, then citations)"
     )
 
@@ -57,6 +61,7 @@ def plan_topic_paths(
     steps: list[TopicStep] = []
     broken: list[str] = []
     notes: list[str] = []
+    unlinked: list[str] = []
     for topic, members in groups:
         plan = plan_learning_path(members, concept_edges)
         label = topic.label if topic else "Other sources"
@@ -71,12 +76,14 @@ def plan_topic_paths(
         broken.extend(plan.broken_cycles)
         notes.extend(n for n in plan.notes if not n.startswith("no concept prerequisites"))
         if len(members) > 1 and not source_dependencies(members, concept_edges):
-            notes.append(no_prerequisite_note(label))
+            unlinked.append(label)
+    if unlinked:
+        notes.append(no_prerequisite_note(unlinked))
     if len(groups) > 1:
         notes.insert(
             0,
             f"read by topic ({len(groups)} topics, never interleaved): "
-            + "; ".join(f"{t.label if t else 'Other sources'} ({len(m)})" for t, m in groups),
+            + "; ".join(f"“{t.label if t else 'Other sources'}” ({len(m)})" for t, m in groups),
         )
     plan = LearningPathPlan(
         steps=tuple(s.step for s in steps), broken_cycles=tuple(broken), notes=tuple(notes)

@@ -120,7 +120,17 @@ export function PathView() {
           No learning path yet. Make one: the sources are ordered so that what a paper builds on comes before it.
         </p>
       )}
-      {p?.notes && <p className="mt-3 rounded bg-stone-100 p-2 text-sm dark:bg-stone-800">{p.notes}</p>}
+      {p?.notes && (
+        // one note per line as stored: run together they read as a wall of text
+        <ul className="mt-3 list-disc space-y-1 rounded bg-stone-100 py-2 pl-6 pr-2 text-sm dark:bg-stone-800" data-testid="path-notes">
+          {p.notes
+            .split('\n')
+            .filter((line) => line.trim())
+            .map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+        </ul>
+      )}
       {p && p.broken_cycles.length > 0 && (
         <p className="mt-2 text-sm text-stone-600 dark:text-stone-400">Cycles broken to order the path: {p.broken_cycles.join('; ')}</p>
       )}
