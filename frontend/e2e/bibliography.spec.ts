@@ -119,6 +119,26 @@ test('the references panel lists a paper’s known references and adds the selec
   await expect(works.first()).toHaveAttribute('data-in-workspace', 'true', { timeout: 60_000 })
 })
 
+test('the suggestions panel lists a work the workspace cites, with why, and adds it', async ({ page, request }) => {
+  const workspaceId = await createWorkspace(page, `Suggestions ${Date.now()}`, 'child-directed speech')
+  await uploadAndWait(page, [], [CAREGIVER])
+  const panel = page.getByTestId('workspace-suggestions')
+  await panel.getByRole('button', { name: 'Show' }).click()
+  const suggestion = panel.getByTestId('suggestion')
+  await expect(suggestion).toHaveCount(1, { timeout: 60_000 })
+  await expect(suggestion).toContainText('Learning to Understand Child-directed and Adult-directed Speech')
+  await expect(suggestion).toContainText('cited by 1 workspace source')
+  await suggestion.getByRole('checkbox').check()
+  await panel.getByRole('button', { name: 'Add selected (1)' }).click()
+  await expect
+    .poll(async () => (await (await request.get(`/api/workspaces/${workspaceId}/sources`)).json()).length, { timeout: 120_000 })
+    .toBe(2)
+  // once in the workspace it is no longer a suggestion
+  await page.reload()
+  await page.getByTestId('workspace-suggestions').getByRole('button', { name: 'Show' }).click()
+  await expect(page.getByTestId('workspace-suggestions')).toContainText('No suggestions yet.', { timeout: 60_000 })
+})
+
 // On demand (E2E_SHOTS=1): the sources view with its suggestions, the export dialog and a
 // paper's citations panel, light and dark, wide and narrow, into docs/screenshots/.
 test('bibliography and citation screenshots', async ({ browser, page, request }) => {
