@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { JobEvent } from '../api/jobs'
-import { ingestProgress, reasonText, researchProgress } from './jobProgress'
+import { ingestProgress, jobLabel, reasonText, researchProgress } from './jobProgress'
 
 let id = 0
 const ev = (stage: string, message: string, data: Record<string, unknown> = {}, progress: number | null = null, type = 'stage'): JobEvent => ({
@@ -80,5 +80,13 @@ describe('researchProgress: why each paper was selected (issue 36)', () => {
 
   it('has no why before the dedup stage', () => {
     expect(researchProgress([]).why).toEqual([])
+  })
+})
+
+describe('jobLabel', () => {
+  it('names known kinds in words and leaves an unknown kind as it is', () => {
+    expect(jobLabel('knowledge.refresh')).toBe('Concepts and links refresh')
+    expect(jobLabel('research.import')).toBe('Import')
+    expect(jobLabel('something.new')).toBe('something.new')
   })
 })

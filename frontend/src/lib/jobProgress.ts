@@ -163,3 +163,19 @@ export function ingestProgress(names: string[], events: JobEvent[], result: Reco
   }
   return [...files.values()]
 }
+
+// What a job is, in the words of the people who started it (the kinds are the backend's).
+const JOB_LABELS: Record<string, string> = {
+  ingest: 'Upload',
+  research: 'Research',
+  'research.import': 'Import',
+  'bibtex.import': 'BibTeX import',
+  'knowledge.refresh': 'Concepts and links refresh',
+  'knowledge.rebuild': 'Knowledge rebuild',
+  'knowledge.learning_path': 'Learning path',
+  'tables.fill': 'Table fill',
+}
+
+export function jobLabel(kind: string): string {
+  return JOB_LABELS[kind] ?? kind
+}

@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useJobs } from '../../api/queries'
 import { useJobEvents } from '../../api/jobs'
 import type { Job } from '../../api/client'
+import { jobLabel } from '../../lib/jobProgress'
 import { canvasKeys } from './api'
 
 const isActive = (j: Job) => j.status === 'queued' || j.status === 'running'
@@ -34,7 +35,7 @@ function Follow({ job, workspaceId }: { job: Job; workspaceId: string }) {
   }, [landed, live.finished, qc, workspaceId])
   return (
     <p>
-      Updating live: {job.kind} job {live.finished ? 'finished' : (live.last?.stage ?? job.stage ?? job.status)}
+      Updating live: {jobLabel(job.kind)} {live.finished ? 'finished' : (live.last?.stage ?? job.stage ?? job.status)}
       {live.last?.message ? ` — ${live.last.message}` : ''}
     </p>
   )

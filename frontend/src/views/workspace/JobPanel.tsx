@@ -6,9 +6,8 @@ import { Button } from '../../ui/Button'
 import { ErrorText } from '../../ui/Field'
 import { Progress } from '../../ui/Progress'
 import { ago } from '../../lib/format'
+import { jobLabel } from '../../lib/jobProgress'
 import { useUi } from '../../store'
-
-const KIND: Record<string, string> = { ingest: 'Upload', research: 'Research', 'bibtex.import': 'BibTeX import', 'knowledge.rebuild': 'Knowledge rebuild' }
 
 const isActive = (j: Job) => j.status === 'queued' || j.status === 'running'
 
@@ -54,11 +53,11 @@ export function JobRow({ job, workspaceId }: { job: Job; workspaceId: string }) 
   return (
     <li className="rounded-md border border-stone-200 p-2 text-sm dark:border-stone-700" data-testid="job-item" data-job-id={job.id} data-status={status}>
       <div className="flex items-center justify-between gap-2">
-        <span className="font-medium">{KIND[job.kind] ?? job.kind}</span>
+        <span className="font-medium">{jobLabel(job.kind)}</span>
         <span className={statusClass(status)}>{interrupted ? 'interrupted' : status}</span>
       </div>
       <div className="mt-1.5">
-        <Progress value={progress} label={`${KIND[job.kind] ?? job.kind} progress`} tone={status === 'failed' ? 'red' : status === 'succeeded' ? 'green' : 'accent'} />
+        <Progress value={progress} label={`${jobLabel(job.kind)} progress`} tone={status === 'failed' ? 'red' : status === 'succeeded' ? 'green' : 'accent'} />
       </div>
       <p className="mt-1 line-clamp-2 text-xs text-stone-700 [overflow-wrap:anywhere] dark:text-stone-300" aria-live={running ? 'polite' : undefined}>
         {message}
