@@ -274,7 +274,10 @@ class AcquireStages(ResearchRunBase):
         results: dict[int, IngestOutcome | MarginaliaError] = {}
         if plans:
             async for n, done in ingest_many(
-                self.ctx, self.workspace_id, [doc for _, doc, _ in plans]
+                self.ctx,
+                self.workspace_id,
+                [doc for _, doc, _ in plans],
+                sources=self.known_sources,
             ):
                 results[n] = done
         share = (time.perf_counter() - t) / max(1, len(plans))
@@ -298,7 +301,11 @@ class AcquireStages(ResearchRunBase):
             try:
                 data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
                 outcome = await ingest_document(
-                    self.ctx, self.workspace_id, data=data, **_full_text_fields(candidate, fetch)
+                    self.ctx,
+                    self.workspace_id,
+                    data=data,
+                    sources=self.known_sources,
+                    **_full_text_fields(candidate, fetch),
                 )
             except IngestRefused as exc:
                 abstract_reason = f"parse_{exc.code}"
@@ -331,7 +338,11 @@ class AcquireStages(ResearchRunBase):
                 return
             try:
                 outcome = await ingest_document(
-                    self.ctx, self.workspace_id, data=data_or_none, **_abstract_fields(candidate)
+                    self.ctx,
+                    self.workspace_id,
+                    data=data_or_none,
+                    sources=self.known_sources,
+                    **_abstract_fields(candidate),
                 )
             except IngestRefused as exc:
                 await self._set(item, "failed", error=exc.detail, failure_reason=exc.code)
@@ -406,6 +417,7 @@ class AcquireStages(ResearchRunBase):
             self.workspace_id,
             candidate_metadata(candidate, abstract_only=False),
             name=candidate.title,
+            sources=self.known_sources,
         )
         await self._set(
             item,

@@ -23,6 +23,7 @@ from marginalia.discovery.support import (
     no_emit,
     no_save,
 )
+from marginalia.ingest.pipeline import KnownSources
 from marginalia.llm.base import LLMProvider
 from marginalia.sources.base import SourceClient
 from marginalia.sources.fetch import SafeFetcher
@@ -50,6 +51,15 @@ class ResearchRunBase:
     _hits: list[SearchHit] = field(default_factory=list, repr=False)
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
     _saved_at: float = field(default=0.0, repr=False)
+    _sources: KnownSources | None = field(default=None, repr=False)
+
+    @property
+    def known_sources(self) -> KnownSources:
+        """The workspace's sources for the dedup layers of ingest, read once per run
+        (``ingest.pipeline.KnownSources``), not once per entry."""
+        if self._sources is None:
+            self._sources = KnownSources(self.workspace_id)
+        return self._sources
 
     @property
     def _title_threshold(self) -> float:

@@ -30,6 +30,7 @@ from marginalia.embed.pinning import ensure_pinned
 from marginalia.errors import MarginaliaError, NotFoundError
 from marginalia.ingest.chunking import chunk_document
 from marginalia.ingest.dedup import (
+    DedupIndex,
     DedupLayer,
     DedupRecord,
     embedding_layer_applies,
@@ -105,6 +106,48 @@ class IngestOutcome:
         return {**asdict(self), "source_id": str(self.source_id)}
 
 
+class KnownSources:
+    """The workspace's sources as the cheap dedup layers (identity, title) see them: read
+    once (``sources_repo.identities``) into a :class:`DedupIndex` and kept for a whole
+    ingest or import, instead of read and scanned again for every document (quadratic in a
+    2,000-entry import). What the ingest stores itself is added as it commits
+    (:meth:`stored`); each use first counts the workspace's sources (one small query) and
+    reads them again when someone else added or removed one meanwhile."""
+
+    def __init__(self, workspace_id: uuid.UUID) -> None:
+        self.workspace_id = workspace_id
+        self._index: DedupIndex | None = None
+        self._metadata_only: set[uuid.UUID] = set()
+
+    async def current(self, session: Any) -> DedupIndex:
+        """The index, read again unless it holds every source the workspace has."""
+        index = self._index
+        if index is None or await sources_repo.count_in_workspace(
+            session, self.workspace_id
+        ) != len(index):
+            rows = await sources_repo.identities(session, self.workspace_id)
+            index = DedupIndex(record_from_row(row) for row in rows)
+            self._metadata_only = {r["id"] for r in rows if r.get("kind") == "metadata"}
+            self._index = index
+        return index
+
+    @property
+    def metadata_only(self) -> set[uuid.UUID]:
+        """The metadata-only sources among them (as of :meth:`current`)."""
+        return self._metadata_only
+
+    def stored(self, fields: dict[str, Any]) -> None:
+        """A source this ingest has just committed (its ``insert_source`` fields)."""
+        if self._index is not None:
+            self._index.add(record_from_row(fields))
+            if fields.get("kind") == "metadata":
+                self._metadata_only.add(fields["id"])
+
+    def invalidate(self) -> None:
+        """A source changed in place (a metadata-only one filled in): read them again."""
+        self._index = None
+
+
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
 #: about this many passages: one call over many passages, sorted by length, pads less
 #: and runs measurably faster than one call per document (docs/BENCHMARKS.md).
@@ -126,10 +169,11 @@ class _Prepared:
     # Its dedup record, with the id its source will get once stored.
     record: DedupRecord
     # What the workspace held when it was checked (for the embedding layer).
-    known: list[DedupRecord]
+    known: DedupIndex
     chunks: list[Chunk]
     progress: Progress
     upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
+    sources: KnownSources | None = None  # told what this stores
     sentences: list[list[NewSentence]] = field(default_factory=list)  # per chunk, once embedded
 
 
@@ -181,12 +225,15 @@ async def _prepare(
     progress: Progress,
     parsed: ParsedDocument | None = None,
     pending: _Pending | None = None,
+    sources: KnownSources | None = None,
 ) -> _Prepared | IngestOutcome | _Conflict:
     """Dedup by content hash, parse (unless ``parsed`` is given), dedup by identity and
-    title, chunk. With ``pending``, a document matching one of those is a conflict."""
+    title, chunk. With ``pending``, a document matching one of those is a conflict.
+    ``sources``: the workspace's sources, kept across the documents of one ingest."""
     settings = ctx.settings
     meta = metadata or SourceMetadata()
     digest = content_hash(data)
+    sources = sources if sources is not None else KnownSources(workspace_id)
 
     async with ctx.db.session() as session:
         from marginalia.db.repositories import workspaces as workspaces_repo
@@ -197,7 +244,7 @@ async def _prepare(
         if existing is not None:
             await progress("dedup", f"{filename}: already in the workspace (same content)", 1.0)
             return IngestOutcome(filename, "duplicate", existing.id, "content_hash", 1.0)
-        known = await sources_repo.identities(session, workspace_id)
+        known = await sources.current(session)
     if pending is not None and digest in pending.digests:
         return _Conflict()
 
@@ -218,11 +265,10 @@ async def _prepare(
         authors=tuple(meta.authors or parsed.authors),
         year=meta.year or parsed.year,
     )
-    records = [record_from_row(row) for row in known]
     title_threshold = settings.ingest.dedup_title_jaccard
-    match = match_cheap_layers(record, records, title_threshold=title_threshold)
+    match = known.match(record, title_threshold=title_threshold)
     # A full document of a work known only by its metadata fills that source in.
-    metadata_only = {r["id"] for r in known if r.get("kind") == "metadata"}
+    metadata_only = sources.metadata_only
     upgrade_of = match.existing_id if match and not meta.abstract_only else None
     upgrade_of = upgrade_of if upgrade_of in metadata_only else None
     if match is not None and upgrade_of is None:
@@ -253,8 +299,8 @@ async def _prepare(
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")
-    prepared = (filename, data, digest, content_type, meta, parsed, record, records, chunks)
-    return _Prepared(*prepared, progress, upgrade_of)
+    prepared = (filename, data, digest, content_type, meta, parsed, record, known, chunks)
+    return _Prepared(*prepared, progress, upgrade_of, sources)
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
@@ -310,7 +356,7 @@ async def _store(
                 session, workspace_id, mean, limit=1
             )
         if nearest and nearest[0][1] >= ctx.settings.ingest.dedup_embedding:
-            other = next((r for r in p.known if r.id == nearest[0][0]), None)
+            other = p.known.get(nearest[0][0])
             if other is not None and embedding_layer_applies(p.record, other):
                 await p.progress(
                     "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
@@ -360,6 +406,8 @@ async def _store(
             upgraded = await sources_repo.upgrade_source(
                 session, p.upgrade_of, fields=fields, pages=pages, chunks=new_chunks
             )
+        if p.sources is not None:
+            p.sources.invalidate()
         if upgraded is None:  # another ingest filled it in first
             return IngestOutcome(filename, "duplicate", p.upgrade_of, "identity", 1.0)
         await p.progress("stored", f"{filename}: filled in a metadata-only source")
@@ -381,6 +429,8 @@ async def _store(
         if winner is None:
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
+    if p.sources is not None:
+        p.sources.stored(fields)
     await p.progress(
         "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
@@ -399,8 +449,10 @@ async def ingest_document(
     metadata: SourceMetadata | None = None,
     progress: Progress = noop,
     embedding_dedup: bool = False,
+    sources: KnownSources | None = None,
 ) -> IngestOutcome:
-    """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
+    """Ingest one document: parse → dedup → chunk → embed → store (one transaction).
+    ``sources``: the workspace's sources as a caller ingesting many keeps them."""
     prepared = await _prepare(
         ctx,
         workspace_id,
@@ -409,6 +461,7 @@ async def ingest_document(
         content_type=content_type,
         metadata=metadata,
         progress=progress,
+        sources=sources,
     )
     if isinstance(prepared, IngestOutcome):
         return prepared
@@ -435,6 +488,7 @@ async def ingest_many(
     *,
     progress: Callable[[int], Progress] = lambda _i: noop,
     group_passages: int = GROUP_PASSAGES,
+    sources: KnownSources | None = None,
 ) -> AsyncIterator[Result]:
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.
 
@@ -445,8 +499,10 @@ async def ingest_many(
     left waiting. A document that matches one
     accepted but not yet stored (the same bytes or title twice in one batch) is set aside
     and ingested after the others, when the normal checks can see what it duplicates;
-    so results come in input order except for those.
+    so results come in input order except for those. The workspace's sources are read
+    once for the dedup layers (``sources``: as the caller keeps them across calls).
     """
+    sources = sources if sources is not None else KnownSources(workspace_id)
 
     def read_and_parse(item: IngestItem) -> tuple[bytes, ParsedDocument]:
         data = item.load()
@@ -496,6 +552,7 @@ async def ingest_many(
                     progress=progress(position),
                     parsed=parsed,
                     pending=pending,
+                    sources=sources,
                 )
             except MarginaliaError as exc:
                 done.append((position, exc))
@@ -589,6 +646,7 @@ async def ingest_many(
                     content_type=item.content_type,
                     metadata=item.metadata,
                     progress=progress(n),
+                    sources=sources,
                 ),
             )
         except MarginaliaError as exc:
