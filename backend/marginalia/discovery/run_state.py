@@ -23,7 +23,7 @@ from marginalia.discovery.support import (
     no_emit,
     no_save,
 )
-from marginalia.ingest.pipeline import KnownSources
+from marginalia.ingest.known_sources import KnownSources
 from marginalia.llm.base import LLMProvider
 from marginalia.sources.base import SourceClient
 from marginalia.sources.fetch import SafeFetcher

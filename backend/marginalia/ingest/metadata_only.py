@@ -13,7 +13,8 @@ from typing import Any
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.errors import NotFoundError
 from marginalia.ingest.dedup import DedupRecord, identity_keys
-from marginalia.ingest.pipeline import IngestContext, IngestOutcome, KnownSources, SourceMetadata
+from marginalia.ingest.known_sources import KnownSources
+from marginalia.ingest.pipeline import IngestContext, IngestOutcome, SourceMetadata
 from marginalia.sources.candidate import normalized_url
 
 METADATA_KIND = "metadata"

@@ -36,10 +36,10 @@ from marginalia.ingest.dedup import (
     embedding_layer_applies,
     identity_keys,
     match_cheap_layers,
-    record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for, safe_file_name
 from marginalia.ingest.hygiene import clean_document
+from marginalia.ingest.known_sources import KnownSources, PendingSources
 from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
@@ -106,48 +106,6 @@ class IngestOutcome:
         return {**asdict(self), "source_id": str(self.source_id)}
 
 
-class KnownSources:
-    """The workspace's sources as the cheap dedup layers (identity, title) see them: read
-    once (``sources_repo.identities``) into a :class:`DedupIndex` and kept for a whole
-    ingest or import, instead of read and scanned again for every document (quadratic in a
-    2,000-entry import). What the ingest stores itself is added as it commits
-    (:meth:`stored`); each use first counts the workspace's sources (one small query) and
-    reads them again when someone else added or removed one meanwhile."""
-
-    def __init__(self, workspace_id: uuid.UUID) -> None:
-        self.workspace_id = workspace_id
-        self._index: DedupIndex | None = None
-        self._metadata_only: set[uuid.UUID] = set()
-
-    async def current(self, session: Any) -> DedupIndex:
-        """The index, read again unless it holds every source the workspace has."""
-        index = self._index
-        if index is None or await sources_repo.count_in_workspace(
-            session, self.workspace_id
-        ) != len(index):
-            rows = await sources_repo.identities(session, self.workspace_id)
-            index = DedupIndex(record_from_row(row) for row in rows)
-            self._metadata_only = {r["id"] for r in rows if r.get("kind") == "metadata"}
-            self._index = index
-        return index
-
-    @property
-    def metadata_only(self) -> set[uuid.UUID]:
-        """The metadata-only sources among them (as of :meth:`current`)."""
-        return self._metadata_only
-
-    def stored(self, fields: dict[str, Any]) -> None:
-        """A source this ingest has just committed (its ``insert_source`` fields)."""
-        if self._index is not None:
-            self._index.add(record_from_row(fields))
-            if fields.get("kind") == "metadata":
-                self._metadata_only.add(fields["id"])
-
-    def invalidate(self) -> None:
-        """A source changed in place (a metadata-only one filled in): read them again."""
-        self._index = None
-
-
 #: ``ingest_many`` fills one embedding call with the chunks of several documents, up to
 #: about this many passages: one call over many passages, sorted by length, pads less
 #: and runs measurably faster than one call per document (docs/BENCHMARKS.md).
@@ -172,31 +130,9 @@ class _Prepared:
     known: DedupIndex
     chunks: list[Chunk]
     progress: Progress
+    sources: KnownSources  # the workspace's, told what this stores
     upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
-    sources: KnownSources | None = None  # told what this stores
     sentences: list[list[NewSentence]] = field(default_factory=list)  # per chunk, once embedded
-
-
-@dataclass
-class _Pending:
-    """Documents accepted by ``ingest_many`` but not yet stored: a later document that
-    matches one of them is set aside until they are (see ``ingest_many``)."""
-
-    digests: set[str] = field(default_factory=set)
-    records: list[DedupRecord] = field(default_factory=list)
-
-    def add(self, prepared: _Prepared) -> None:
-        self.digests.add(prepared.digest)
-        self.records.append(prepared.record)
-
-    def discard(self, prepared: _Prepared) -> None:
-        """Stored (the database now answers for it) or failed (nothing to match)."""
-        self.digests.discard(prepared.digest)
-        self.records.remove(prepared.record)
-
-    def clear(self) -> None:
-        self.digests.clear()
-        self.records.clear()
 
 
 class _Conflict:
@@ -224,12 +160,11 @@ async def _prepare(
     metadata: SourceMetadata | None,
     progress: Progress,
     parsed: ParsedDocument | None = None,
-    pending: _Pending | None = None,
+    pending: PendingSources | None = None,
     sources: KnownSources | None = None,
 ) -> _Prepared | IngestOutcome | _Conflict:
     """Dedup by content hash, parse (unless ``parsed`` is given), dedup by identity and
-    title, chunk. With ``pending``, a document matching one of those is a conflict.
-    ``sources``: the workspace's sources, kept across the documents of one ingest."""
+    title, chunk (against ``sources``). With ``pending``, a match of one is a conflict."""
     settings = ctx.settings
     meta = metadata or SourceMetadata()
     digest = content_hash(data)
@@ -300,7 +235,7 @@ async def _prepare(
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")
     prepared = (filename, data, digest, content_type, meta, parsed, record, known, chunks)
-    return _Prepared(*prepared, progress, upgrade_of, sources)
+    return _Prepared(*prepared, progress, sources, upgrade_of)
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
@@ -406,8 +341,7 @@ async def _store(
             upgraded = await sources_repo.upgrade_source(
                 session, p.upgrade_of, fields=fields, pages=pages, chunks=new_chunks
             )
-        if p.sources is not None:
-            p.sources.invalidate()
+        p.sources.invalidate()
         if upgraded is None:  # another ingest filled it in first
             return IngestOutcome(filename, "duplicate", p.upgrade_of, "identity", 1.0)
         await p.progress("stored", f"{filename}: filled in a metadata-only source")
@@ -429,8 +363,7 @@ async def _store(
         if winner is None:
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
-    if p.sources is not None:
-        p.sources.stored(fields)
+    p.sources.stored(fields)
     await p.progress(
         "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
@@ -451,8 +384,7 @@ async def ingest_document(
     embedding_dedup: bool = False,
     sources: KnownSources | None = None,
 ) -> IngestOutcome:
-    """Ingest one document: parse → dedup → chunk → embed → store (one transaction).
-    ``sources``: the workspace's sources as a caller ingesting many keeps them."""
+    """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
     prepared = await _prepare(
         ctx,
         workspace_id,
@@ -499,8 +431,7 @@ async def ingest_many(
     left waiting. A document that matches one
     accepted but not yet stored (the same bytes or title twice in one batch) is set aside
     and ingested after the others, when the normal checks can see what it duplicates;
-    so results come in input order except for those. The workspace's sources are read
-    once for the dedup layers (``sources``: as the caller keeps them across calls).
+    so results come in input order except for those (``sources``: kept by the caller).
     """
     sources = sources if sources is not None else KnownSources(workspace_id)
 
@@ -518,7 +449,7 @@ async def ingest_many(
             ahead.append(asyncio.ensure_future(asyncio.to_thread(read_and_parse, items[next_item])))
             next_item += 1
 
-    pending = _Pending()
+    pending = PendingSources()
     deferred: list[int] = []
     position = 0
 
@@ -562,7 +493,7 @@ async def ingest_many(
                 elif isinstance(prepared, IngestOutcome):
                     done.append((position, prepared))
                 else:
-                    pending.add(prepared)
+                    pending.add(prepared.digest, prepared.record)
                     members.append(position)
                     group.append(prepared)
                     passages += len(prepared.chunks)
@@ -581,7 +512,7 @@ async def ingest_many(
             except MarginaliaError as exc:
                 out.append((n, exc))
             finally:
-                pending.discard(prepared)
+                pending.discard(prepared.digest, prepared.record)
         return out
 
     # Up to two groups' embedding calls are in flight: the next one waits for the
@@ -611,7 +542,7 @@ async def ingest_many(
                     vectors = None
                     results += [(n, exc) for n in current.members]
                     for prepared in current.group:
-                        pending.discard(prepared)
+                        pending.discard(prepared.digest, prepared.record)
             if storing is not None:
                 results += await storing
                 storing = None

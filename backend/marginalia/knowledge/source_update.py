@@ -26,6 +26,7 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.db.models import Chunk, Source
+from marginalia.db.repositories import sentences as sentences_repo
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
@@ -117,6 +118,20 @@ async def extract_with_metadata(
     return result, extraction
 
 
+async def _sentence_vectors(session: AsyncSession, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+    """The stored vectors of the chunks' scored sentences, by their text (one query)."""
+    text_of = {int(c.id): c.text for c in chunks if c.id is not None}
+    out: dict[str, np.ndarray] = {}
+    for chunk_id, stored in (await sentences_repo.load(session, list(text_of))).items():
+        for row in stored.rows:
+            if row.embedding is not None:
+                sentence = text_of[chunk_id][row.char_start : row.char_end].strip()
+                norm = float(np.linalg.norm(row.embedding))
+                if sentence and norm > 0:
+                    out.setdefault(sentence, (row.embedding / norm).astype(np.float32))
+    return out
+
+
 async def prepare_sources(
     ctx: KnowledgeContext,
     provider: LLMProvider,
@@ -135,6 +150,7 @@ async def prepare_sources(
         chunks_of: dict[uuid.UUID, list[Chunk]] = defaultdict(list)
         for chunk in await repo.chunk_rows(session, list(source_ids)):
             chunks_of[chunk.source_id].append(chunk)
+        stored = await _sentence_vectors(session, [c for cs in chunks_of.values() for c in cs])
 
     extracted: list[tuple[Source, list[Chunk], Extraction, str, str | None, float]] = []
     for source in sources:
@@ -146,13 +162,20 @@ async def prepare_sources(
         )
 
     # every claim and summary of the batch in one call (a text's vector does not depend
-    # on the others embedded with it)
+    # on the others embedded with it); a claim that is one of the source's sentences as
+    # written has its vector already, stored with the sentences at ingest
     t = time.perf_counter()
     texts: list[str] = []
     for source, _, extraction, *_ in extracted:
         texts += [c.text for c in extraction.claims]
         texts.append(extraction.summary or source.title or "")
-    vectors = await embed_texts(ctx.embedder, texts)
+    todo = [i for i, text in enumerate(texts) if text.strip() not in stored]
+    vectors = np.zeros((len(texts), ctx.embedder.dim), dtype=np.float32)
+    if todo:
+        vectors[todo] = await embed_texts(ctx.embedder, [texts[i] for i in todo])
+    for i, text in enumerate(texts):
+        if text.strip() in stored:
+            vectors[i] = stored[text.strip()]
     embed_ms = elapsed_ms(t)
 
     out: list[PreparedSource] = []
