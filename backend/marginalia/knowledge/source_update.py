@@ -78,7 +78,7 @@ class PreparedSource:
     engine: str
     fallback_reason: str | None
     claim_vectors: np.ndarray
-    summary_vector: np.ndarray
+    summary_vector: np.ndarray | None  # None: the workspace has no description to score it by
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -140,7 +140,11 @@ async def prepare_sources(
 ) -> list[PreparedSource]:
     """Read, extract and embed ``source_ids`` (in that order); one embedding call for all."""
     async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
+        workspace = await require_workspace(session, workspace_id)
+        # a summary's vector only scores its relevance to the workspace's description
+        with_summaries = workspace.description_embedding is not None or bool(
+            (workspace.description or "").strip()
+        )
         sources: list[Source] = []
         for source_id in source_ids:
             source = await repo.get_source(session, source_id)
@@ -163,12 +167,15 @@ async def prepare_sources(
 
     # every claim and summary of the batch in one call (a text's vector does not depend
     # on the others embedded with it); a claim that is one of the source's sentences as
-    # written has its vector already, stored with the sentences at ingest
+    # written has its vector already, stored with the sentences at ingest; summaries only
+    # for a workspace with a description (else ``store_quality`` has nothing to score
+    # them against — and embeds them itself if a description came meanwhile)
     t = time.perf_counter()
     texts: list[str] = []
     for source, _, extraction, *_ in extracted:
         texts += [c.text for c in extraction.claims]
-        texts.append(extraction.summary or source.title or "")
+        if with_summaries:
+            texts.append(extraction.summary or source.title or "")
     todo = [i for i, text in enumerate(texts) if text.strip() not in stored]
     vectors = np.zeros((len(texts), ctx.embedder.dim), dtype=np.float32)
     if todo:
@@ -190,11 +197,11 @@ async def prepare_sources(
                 engine=engine,
                 fallback_reason=fallback,
                 claim_vectors=vectors[offset : offset + n],
-                summary_vector=vectors[offset + n],
+                summary_vector=vectors[offset + n] if with_summaries else None,
                 timings={"extract": extract_ms, "embed": embed_ms},
             )
         )
-        offset += n + 1
+        offset += n + int(with_summaries)
     return out
 
 
@@ -270,7 +277,11 @@ async def apply_source(
     # every source's relevance only when the description embedding was just computed
     targets = await repo.workspace_sources(session, workspace_id) if recomputed else mine
     scores = await store_quality(
-        session, embedder, targets, ws_vector, {source_id: prepared.summary_vector}
+        session,
+        embedder,
+        targets,
+        ws_vector,
+        {} if prepared.summary_vector is None else {source_id: prepared.summary_vector},
     )
     timings["quality"] = elapsed_ms(t)
     return AppliedSource(
