@@ -60,7 +60,7 @@ class ResearchRunBase:
     @property
     def known_sources(self) -> KnownSources:
         """The workspace's sources for the dedup layers of ingest, read once per run
-        (``ingest.pipeline.KnownSources``), not once per entry."""
+        (``ingest.known_sources.KnownSources``), not once per entry."""
         if self._sources is None:
             self._sources = KnownSources(self.workspace_id)
         return self._sources

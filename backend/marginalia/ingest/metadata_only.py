@@ -30,7 +30,7 @@ async def store_metadata_only(
 ) -> IngestOutcome:
     """A metadata-only source for ``meta`` (a duplicate outcome when the workspace
     already has the work, by identifier or title). ``sources``: the workspace's sources
-    as a caller storing many keeps them (``ingest.pipeline.KnownSources``)."""
+    as a caller storing many keeps them (``ingest.known_sources.KnownSources``)."""
     sources = sources if sources is not None else KnownSources(workspace_id)
     keys = identity_keys(
         url=meta.url, doi=meta.doi, arxiv_id=meta.arxiv_id, openalex_id=meta.openalex_id
