@@ -9,6 +9,7 @@ import contextlib
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,13 @@ from marginalia.errors import MarginaliaError
 from marginalia.ingest.metadata_only import store_metadata_only
 from marginalia.ingest.pipeline import IngestItem, IngestOutcome, ingest_document, ingest_many
 from marginalia.ingest.validation import IngestRefused
-from marginalia.knowledge.update import update_for_source, update_for_sources
+from marginalia.knowledge.update import (
+    KnowledgeUpdate,
+    PreparedBatch,
+    apply_batch,
+    prepare_batch,
+    update_for_source,
+)
 from marginalia.sources.candidate import Candidate
 from marginalia.sources.fetch import FetchError, SafeFetcher
 
@@ -64,6 +71,15 @@ def _abstract_fields(candidate: Candidate) -> dict[str, Any]:
         "content_type": "text/markdown",
         "metadata": candidate_metadata(candidate, abstract_only=True),
     }
+
+
+@dataclass
+class LinkPlan:
+    """A batch of candidates ready to link (``AcquireStages._prepare_link``)."""
+
+    todo: list[dict[str, Any]]
+    prepared: PreparedBatch | None
+    error: MarginaliaError | None = None
 
 
 def _constant(data: bytes) -> Callable[[], bytes]:
@@ -274,7 +290,10 @@ class AcquireStages(ResearchRunBase):
         results: dict[int, IngestOutcome | MarginaliaError] = {}
         if plans:
             async for n, done in ingest_many(
-                self.ctx, self.workspace_id, [doc for _, doc, _ in plans]
+                self.ctx,
+                self.workspace_id,
+                [doc for _, doc, _ in plans],
+                sources=self.known_sources,
             ):
                 results[n] = done
         share = (time.perf_counter() - t) / max(1, len(plans))
@@ -298,7 +317,11 @@ class AcquireStages(ResearchRunBase):
             try:
                 data = await asyncio.to_thread(self.ctx.files.get, str(fetch["file_key"]))
                 outcome = await ingest_document(
-                    self.ctx, self.workspace_id, data=data, **_full_text_fields(candidate, fetch)
+                    self.ctx,
+                    self.workspace_id,
+                    data=data,
+                    sources=self.known_sources,
+                    **_full_text_fields(candidate, fetch),
                 )
             except IngestRefused as exc:
                 abstract_reason = f"parse_{exc.code}"
@@ -331,7 +354,11 @@ class AcquireStages(ResearchRunBase):
                 return
             try:
                 outcome = await ingest_document(
-                    self.ctx, self.workspace_id, data=data_or_none, **_abstract_fields(candidate)
+                    self.ctx,
+                    self.workspace_id,
+                    data=data_or_none,
+                    sources=self.known_sources,
+                    **_abstract_fields(candidate),
                 )
             except IngestRefused as exc:
                 await self._set(item, "failed", error=exc.detail, failure_reason=exc.code)
@@ -406,6 +433,7 @@ class AcquireStages(ResearchRunBase):
             self.workspace_id,
             candidate_metadata(candidate, abstract_only=False),
             name=candidate.title,
+            sources=self.known_sources,
         )
         await self._set(
             item,
@@ -451,6 +479,13 @@ class AcquireStages(ResearchRunBase):
         """Link ingested candidates with one knowledge update; the checkpoint marks them
         linked once it committed (a crash before: they are linked again, idempotently).
         When the batch update fails, each is linked alone, so a failure stays its own."""
+        await self._apply_link(await self._prepare_link(batch))
+
+    async def _prepare_link(self, batch: list[dict[str, Any]]) -> LinkPlan:
+        """The first half of :meth:`_link_batch`, nothing written to the knowledge: which
+        candidates need linking (the others are marked linked), their sources read,
+        extracted and embedded (``knowledge.update.prepare_batch``) — or the error that
+        sends them to be linked one by one."""
         todo: list[dict[str, Any]] = []
         for item in batch:
             if await self._wants_linking(item):
@@ -458,17 +493,32 @@ class AcquireStages(ResearchRunBase):
             else:
                 item.update(stage="linked", knowledge=None)
         if not todo:
-            await self._save()
-            return
-        t = time.perf_counter()
+            return LinkPlan(todo, None)
         ids = [uuid.UUID(str(item["source_id"])) for item in todo]
         try:
-            updates = await update_for_sources(self.ctx, self.workspace_id, ids, llm=self.llm)
-        except MarginaliaError:
+            return LinkPlan(
+                todo, await prepare_batch(self.ctx, self.workspace_id, ids, llm=self.llm)
+            )
+        except MarginaliaError as exc:
+            return LinkPlan(todo, None, exc)
+
+    async def _apply_link(self, plan: LinkPlan) -> None:
+        """The second half of :meth:`_link_batch`: one transaction for the batch."""
+        todo = plan.todo
+        if not todo:
+            await self._save()
+            return
+        updates: list[KnowledgeUpdate] | None = None
+        if plan.prepared is not None:
+            t = plan.prepared.started
+            with contextlib.suppress(MarginaliaError):
+                updates = await apply_batch(self.ctx, self.workspace_id, plan.prepared)
+        if updates is None:
             await self._save()
             for item in todo:
                 await self._link(item)
             return
+        ids = [uuid.UUID(str(item["source_id"])) for item in todo]
         ms = (time.perf_counter() - t) * 1000
         by_source = {u.source_id: u for u in updates}
         for item, source_id in zip(todo, ids, strict=True):

@@ -19,6 +19,7 @@ event and checkpoint callbacks. Defaults come from settings.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Sequence
@@ -100,9 +101,23 @@ class ResearchRun(SearchStages, AcquireStages):
             self._progress(),
             {"deferred": len(pending)},
         )
-        for start in range(0, len(pending), DEFERRED_LINK_BATCH):
-            self.check_cancelled()
-            await self._link_batch(pending[start : start + DEFERRED_LINK_BATCH])
+        # The next batch is read, extracted and embedded while this one is written: the
+        # embedder works while the database and the event loop apply the knowledge.
+        batches = [
+            pending[start : start + DEFERRED_LINK_BATCH]
+            for start in range(0, len(pending), DEFERRED_LINK_BATCH)
+        ]
+        ahead = asyncio.ensure_future(self._prepare_link(batches[0]))
+        try:
+            for n in range(len(batches)):
+                self.check_cancelled()
+                plan = await ahead
+                if n + 1 < len(batches):
+                    ahead = asyncio.ensure_future(self._prepare_link(batches[n + 1]))
+                await self._apply_link(plan)
+        finally:
+            ahead.cancel()
+            await asyncio.gather(ahead, return_exceptions=True)
 
     # -------------------------------------------------------------- result
 

@@ -26,11 +26,7 @@ from marginalia.discovery.support import (
     merge_into,
     scholarly,
 )
-from marginalia.ingest.dedup import (
-    DedupRecord,
-    embedding_layer_applies,
-    match_cheap_layers,
-)
+from marginalia.ingest.dedup import DedupIndex, DedupRecord, embedding_layer_applies
 from marginalia.ingest.dedup import identity_keys as stored_identity_keys
 from marginalia.knowledge.text import jaccard, title_tokens
 from marginalia.knowledge.vectors import embed_leads
@@ -261,6 +257,10 @@ class SearchStages(ResearchRunBase):
         kept: list[dict[str, Any]] = []
         kept_records: list[DedupRecord] = []
         kept_text: list[str] = []
+        # layers 1–2 through indexes (as a scan in order would answer; a 2,000-entry
+        # import scanned the file's earlier entries for every entry)
+        known_index = DedupIndex(r for r, _ in known)
+        kept_index = DedupIndex()  # this run's candidates; ids are positions
         layers: Counter[str] = Counter()
         known_layers: Counter[str] = Counter()
         known_ids: set[str] = set()
@@ -274,9 +274,7 @@ class SearchStages(ResearchRunBase):
                 year=c.year,
             )
             # layers 1–2 against the workspace's sources: the run reuses what it knows
-            known_match = match_cheap_layers(
-                record, [r for r, _ in known], title_threshold=self._title_threshold
-            )
+            known_match = known_index.match(record, title_threshold=self._title_threshold)
             if known_match is not None and (
                 known_match.existing_id not in metadata_only or not (c.pdf_url or c.file_key)
             ):
@@ -284,14 +282,7 @@ class SearchStages(ResearchRunBase):
                 known_ids.add(str(known_match.existing_id))
                 continue
             # layers 1–2 against this run's candidates (ids are positions)
-            match = match_cheap_layers(
-                record,
-                [
-                    dataclasses.replace(r, id=uuid.UUID(int=i + 1))
-                    for i, r in enumerate(kept_records)
-                ],
-                title_threshold=self._title_threshold,
-            )
+            match = kept_index.match(record, title_threshold=self._title_threshold)
             if match is not None:
                 layers[match.layer] += 1
                 target = kept[match.existing_id.int - 1]
@@ -308,6 +299,7 @@ class SearchStages(ResearchRunBase):
                 }
             )
             kept_records.append(record)
+            kept_index.add(dataclasses.replace(record, id=uuid.UUID(int=len(kept_records))))
             kept_text.append(f"{c.title}. {c.abstract or ''}".strip(" ."))
 
         # layer 3: title+abstract embeddings, only where one side lacks a scholarly id

@@ -225,3 +225,57 @@ def embedding_layer_applies(new: DedupRecord, other: DedupRecord) -> bool:
     if new.has_scholarly_id and other.has_scholarly_id:
         return False
     return contradiction(new, other) is None
+
+
+class DedupIndex:
+    """Records indexed for :func:`match_cheap_layers`: the same answer as scanning them
+    all in order, found through their identifiers and title words, so matching one new
+    record costs what it shares with the others, not the size of the workspace (a
+    2,000-entry import matches each entry against up to 2,000 sources)."""
+
+    def __init__(self, records: Iterable[DedupRecord] = ()) -> None:
+        self.records: list[DedupRecord] = []
+        self._position: dict[uuid.UUID, int] = {}
+        self._by_key: dict[str, int] = {}  # the first record carrying each identifier
+        self._by_word: dict[str, list[int]] = {}  # positions of the titles with a word
+        for record in records:
+            self.add(record)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def add(self, record: DedupRecord) -> None:
+        assert record.id is not None
+        position = len(self.records)
+        self.records.append(record)
+        self._position.setdefault(record.id, position)
+        for key in record.keys:
+            self._by_key.setdefault(key, position)
+        words = _title_words(record.title)
+        if len(words) >= MIN_TITLE_WORDS:
+            for word in words:
+                self._by_word.setdefault(word, []).append(position)
+
+    def get(self, record_id: uuid.UUID) -> DedupRecord | None:
+        position = self._position.get(record_id)
+        return None if position is None else self.records[position]
+
+    def match(
+        self, new: DedupRecord, *, title_threshold: float = TITLE_THRESHOLD
+    ) -> DedupMatch | None:
+        """What ``match_cheap_layers(new, self.records, title_threshold=...)`` answers."""
+        if title_threshold <= 0:  # every title qualifies: no shortcut
+            return match_cheap_layers(new, self.records, title_threshold=title_threshold)
+        hits = [self._by_key[k] for k in new.keys if k in self._by_key]
+        if hits:
+            record = self.records[min(hits)]
+            assert record.id is not None
+            return DedupMatch(record.id, "identity", 1.0)
+        new_title = _title_words(new.title)
+        if len(new_title) < MIN_TITLE_WORDS:
+            return None
+        # a title scoring over a positive threshold shares a word with the new one
+        shared = sorted({p for w in new_title for p in self._by_word.get(w, ())})
+        return match_cheap_layers(
+            new, [self.records[p] for p in shared], title_threshold=title_threshold
+        )

@@ -8,10 +8,12 @@ matched by identifier or title), the ingest pipeline upgrades that source in pla
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.errors import NotFoundError
-from marginalia.ingest.dedup import DedupRecord, identity_keys, match_cheap_layers, record_from_row
+from marginalia.ingest.dedup import DedupRecord, identity_keys
+from marginalia.ingest.known_sources import KnownSources
 from marginalia.ingest.pipeline import IngestContext, IngestOutcome, SourceMetadata
 from marginalia.sources.candidate import normalized_url
 
@@ -19,10 +21,17 @@ METADATA_KIND = "metadata"
 
 
 async def store_metadata_only(
-    ctx: IngestContext, workspace_id: uuid.UUID, meta: SourceMetadata, *, name: str
+    ctx: IngestContext,
+    workspace_id: uuid.UUID,
+    meta: SourceMetadata,
+    *,
+    name: str,
+    sources: KnownSources | None = None,
 ) -> IngestOutcome:
     """A metadata-only source for ``meta`` (a duplicate outcome when the workspace
-    already has the work, by identifier or title)."""
+    already has the work, by identifier or title). ``sources``: the workspace's sources
+    as a caller storing many keeps them (``ingest.known_sources.KnownSources``)."""
+    sources = sources if sources is not None else KnownSources(workspace_id)
     keys = identity_keys(
         url=meta.url, doi=meta.doi, arxiv_id=meta.arxiv_id, openalex_id=meta.openalex_id
     )
@@ -38,38 +47,34 @@ async def store_metadata_only(
 
         if await workspaces_repo.get(session, workspace_id) is None:
             raise NotFoundError(f"no workspace with id {workspace_id}")
-        known = [record_from_row(r) for r in await sources_repo.identities(session, workspace_id)]
-        match = match_cheap_layers(
-            record, known, title_threshold=ctx.settings.ingest.dedup_title_jaccard
-        )
+        known = await sources.current(session)
+        match = known.match(record, title_threshold=ctx.settings.ingest.dedup_title_jaccard)
         if match is not None:
             return IngestOutcome(name, "duplicate", match.existing_id, match.layer, match.score)
+        fields: dict[str, Any] = {
+            "id": record.id,
+            "kind": METADATA_KIND,
+            "origin": meta.origin,
+            "title": meta.title,
+            "authors": list(meta.authors),
+            "year": meta.year,
+            "venue": meta.venue,
+            "pages": meta.pages,
+            "metadata_origins": dict(meta.metadata_origins),
+            "abstract": meta.abstract,
+            "url": meta.url,
+            "normalized_url": normalized_url(meta.url) if meta.url else None,
+            "pdf_url": meta.pdf_url,
+            "doi": next((k[4:] for k in keys if k.startswith("doi:")), None),
+            "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
+            "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
+            "citation_count": meta.citation_count,
+            "metadata_concepts": list(meta.concepts),
+            "metadata_references": list(meta.references),
+            "page_count": 0,
+        }
         source = await sources_repo.insert_source(
-            session,
-            workspace_id=workspace_id,
-            fields={
-                "id": record.id,
-                "kind": METADATA_KIND,
-                "origin": meta.origin,
-                "title": meta.title,
-                "authors": list(meta.authors),
-                "year": meta.year,
-                "venue": meta.venue,
-                "pages": meta.pages,
-                "metadata_origins": dict(meta.metadata_origins),
-                "abstract": meta.abstract,
-                "url": meta.url,
-                "normalized_url": normalized_url(meta.url) if meta.url else None,
-                "pdf_url": meta.pdf_url,
-                "doi": next((k[4:] for k in keys if k.startswith("doi:")), None),
-                "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
-                "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
-                "citation_count": meta.citation_count,
-                "metadata_concepts": list(meta.concepts),
-                "metadata_references": list(meta.references),
-                "page_count": 0,
-            },
-            pages=[],
-            chunks=[],
+            session, workspace_id=workspace_id, fields=fields, pages=[], chunks=[]
         )
+    sources.stored(fields)
     return IngestOutcome(name, "created", source.id)

@@ -30,15 +30,16 @@ from marginalia.embed.pinning import ensure_pinned
 from marginalia.errors import MarginaliaError, NotFoundError
 from marginalia.ingest.chunking import chunk_document
 from marginalia.ingest.dedup import (
+    DedupIndex,
     DedupLayer,
     DedupRecord,
     embedding_layer_applies,
     identity_keys,
     match_cheap_layers,
-    record_from_row,
 )
 from marginalia.ingest.documents import Chunk, ParsedDocument, content_type_for, safe_file_name
 from marginalia.ingest.hygiene import clean_document
+from marginalia.ingest.known_sources import KnownSources, PendingSources
 from marginalia.ingest.progress import EMBED_REPORT_EVERY, STAGE_FRACTION, Progress, noop
 from marginalia.ingest.validation import IngestRefused, validate_document
 from marginalia.sources.candidate import normalized_url
@@ -126,33 +127,12 @@ class _Prepared:
     # Its dedup record, with the id its source will get once stored.
     record: DedupRecord
     # What the workspace held when it was checked (for the embedding layer).
-    known: list[DedupRecord]
+    known: DedupIndex
     chunks: list[Chunk]
     progress: Progress
+    sources: KnownSources  # the workspace's, told what this stores
     upgrade_of: uuid.UUID | None = None  # the metadata-only source this fills in
     sentences: list[list[NewSentence]] = field(default_factory=list)  # per chunk, once embedded
-
-
-@dataclass
-class _Pending:
-    """Documents accepted by ``ingest_many`` but not yet stored: a later document that
-    matches one of them is set aside until they are (see ``ingest_many``)."""
-
-    digests: set[str] = field(default_factory=set)
-    records: list[DedupRecord] = field(default_factory=list)
-
-    def add(self, prepared: _Prepared) -> None:
-        self.digests.add(prepared.digest)
-        self.records.append(prepared.record)
-
-    def discard(self, prepared: _Prepared) -> None:
-        """Stored (the database now answers for it) or failed (nothing to match)."""
-        self.digests.discard(prepared.digest)
-        self.records.remove(prepared.record)
-
-    def clear(self) -> None:
-        self.digests.clear()
-        self.records.clear()
 
 
 class _Conflict:
@@ -180,13 +160,15 @@ async def _prepare(
     metadata: SourceMetadata | None,
     progress: Progress,
     parsed: ParsedDocument | None = None,
-    pending: _Pending | None = None,
+    pending: PendingSources | None = None,
+    sources: KnownSources | None = None,
 ) -> _Prepared | IngestOutcome | _Conflict:
     """Dedup by content hash, parse (unless ``parsed`` is given), dedup by identity and
-    title, chunk. With ``pending``, a document matching one of those is a conflict."""
+    title, chunk (against ``sources``). With ``pending``, a match of one is a conflict."""
     settings = ctx.settings
     meta = metadata or SourceMetadata()
     digest = content_hash(data)
+    sources = sources if sources is not None else KnownSources(workspace_id)
 
     async with ctx.db.session() as session:
         from marginalia.db.repositories import workspaces as workspaces_repo
@@ -197,7 +179,7 @@ async def _prepare(
         if existing is not None:
             await progress("dedup", f"{filename}: already in the workspace (same content)", 1.0)
             return IngestOutcome(filename, "duplicate", existing.id, "content_hash", 1.0)
-        known = await sources_repo.identities(session, workspace_id)
+        known = await sources.current(session)
     if pending is not None and digest in pending.digests:
         return _Conflict()
 
@@ -218,11 +200,10 @@ async def _prepare(
         authors=tuple(meta.authors or parsed.authors),
         year=meta.year or parsed.year,
     )
-    records = [record_from_row(row) for row in known]
     title_threshold = settings.ingest.dedup_title_jaccard
-    match = match_cheap_layers(record, records, title_threshold=title_threshold)
+    match = known.match(record, title_threshold=title_threshold)
     # A full document of a work known only by its metadata fills that source in.
-    metadata_only = {r["id"] for r in known if r.get("kind") == "metadata"}
+    metadata_only = sources.metadata_only
     upgrade_of = match.existing_id if match and not meta.abstract_only else None
     upgrade_of = upgrade_of if upgrade_of in metadata_only else None
     if match is not None and upgrade_of is None:
@@ -253,8 +234,8 @@ async def _prepare(
     )
     if not chunks:
         raise IngestRefused("no_text", f"“{filename}” has no text to index after parsing.")
-    prepared = (filename, data, digest, content_type, meta, parsed, record, records, chunks)
-    return _Prepared(*prepared, progress, upgrade_of)
+    prepared = (filename, data, digest, content_type, meta, parsed, record, known, chunks)
+    return _Prepared(*prepared, progress, sources, upgrade_of)
 
 
 async def _embed(ctx: IngestContext, group: list[_Prepared]) -> list[np.ndarray]:
@@ -310,7 +291,7 @@ async def _store(
                 session, workspace_id, mean, limit=1
             )
         if nearest and nearest[0][1] >= ctx.settings.ingest.dedup_embedding:
-            other = next((r for r in p.known if r.id == nearest[0][0]), None)
+            other = p.known.get(nearest[0][0])
             if other is not None and embedding_layer_applies(p.record, other):
                 await p.progress(
                     "dedup", f"{filename}: duplicate of an existing source (embedding layer)", 1.0
@@ -360,6 +341,7 @@ async def _store(
             upgraded = await sources_repo.upgrade_source(
                 session, p.upgrade_of, fields=fields, pages=pages, chunks=new_chunks
             )
+        p.sources.invalidate()
         if upgraded is None:  # another ingest filled it in first
             return IngestOutcome(filename, "duplicate", p.upgrade_of, "identity", 1.0)
         await p.progress("stored", f"{filename}: filled in a metadata-only source")
@@ -381,6 +363,7 @@ async def _store(
         if winner is None:
             raise
         return IngestOutcome(filename, "duplicate", winner.id, "content_hash", 1.0)
+    p.sources.stored(fields)
     await p.progress(
         "stored", f"{filename}: {len(p.chunks)} passages from {parsed.page_count} pages", 1.0
     )
@@ -399,6 +382,7 @@ async def ingest_document(
     metadata: SourceMetadata | None = None,
     progress: Progress = noop,
     embedding_dedup: bool = False,
+    sources: KnownSources | None = None,
 ) -> IngestOutcome:
     """Ingest one document: parse → dedup → chunk → embed → store (one transaction)."""
     prepared = await _prepare(
@@ -409,6 +393,7 @@ async def ingest_document(
         content_type=content_type,
         metadata=metadata,
         progress=progress,
+        sources=sources,
     )
     if isinstance(prepared, IngestOutcome):
         return prepared
@@ -435,6 +420,7 @@ async def ingest_many(
     *,
     progress: Callable[[int], Progress] = lambda _i: noop,
     group_passages: int = GROUP_PASSAGES,
+    sources: KnownSources | None = None,
 ) -> AsyncIterator[Result]:
     """Ingest documents as a pipeline; yields (position, outcome or refusal) per document.
 
@@ -445,8 +431,9 @@ async def ingest_many(
     left waiting. A document that matches one
     accepted but not yet stored (the same bytes or title twice in one batch) is set aside
     and ingested after the others, when the normal checks can see what it duplicates;
-    so results come in input order except for those.
+    so results come in input order except for those (``sources``: kept by the caller).
     """
+    sources = sources if sources is not None else KnownSources(workspace_id)
 
     def read_and_parse(item: IngestItem) -> tuple[bytes, ParsedDocument]:
         data = item.load()
@@ -462,7 +449,7 @@ async def ingest_many(
             ahead.append(asyncio.ensure_future(asyncio.to_thread(read_and_parse, items[next_item])))
             next_item += 1
 
-    pending = _Pending()
+    pending = PendingSources()
     deferred: list[int] = []
     position = 0
 
@@ -496,6 +483,7 @@ async def ingest_many(
                     progress=progress(position),
                     parsed=parsed,
                     pending=pending,
+                    sources=sources,
                 )
             except MarginaliaError as exc:
                 done.append((position, exc))
@@ -505,7 +493,7 @@ async def ingest_many(
                 elif isinstance(prepared, IngestOutcome):
                     done.append((position, prepared))
                 else:
-                    pending.add(prepared)
+                    pending.add(prepared.digest, prepared.record)
                     members.append(position)
                     group.append(prepared)
                     passages += len(prepared.chunks)
@@ -524,7 +512,7 @@ async def ingest_many(
             except MarginaliaError as exc:
                 out.append((n, exc))
             finally:
-                pending.discard(prepared)
+                pending.discard(prepared.digest, prepared.record)
         return out
 
     # Up to two groups' embedding calls are in flight: the next one waits for the
@@ -554,7 +542,7 @@ async def ingest_many(
                     vectors = None
                     results += [(n, exc) for n in current.members]
                     for prepared in current.group:
-                        pending.discard(prepared)
+                        pending.discard(prepared.digest, prepared.record)
             if storing is not None:
                 results += await storing
                 storing = None
@@ -589,6 +577,7 @@ async def ingest_many(
                     content_type=item.content_type,
                     metadata=item.metadata,
                     progress=progress(n),
+                    sources=sources,
                 ),
             )
         except MarginaliaError as exc:

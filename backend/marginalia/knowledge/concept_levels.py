@@ -19,6 +19,7 @@ A concept several sources discuss is at most level 1 (it is no longer one paper'
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -51,19 +52,24 @@ def _alternation(forms: Iterable[str]) -> str:
     return "(?:" + "|".join(sorted(alts.values())) + ")" if alts else "(?!)"
 
 
+@functools.lru_cache(maxsize=16384)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A case-insensitive pattern compiled once (the concepts of a library outnumber the
+    re module's own cache, which then compiles them again for every source)."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
 def is_cited(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
     """Whether a form of the concept is followed by a citation somewhere in the text."""
-    pat = re.compile(
-        r"(?<!\w)" + _alternation(forms) + r"s?(?!\w)" + _CITATION_AFTER, re.IGNORECASE
-    )
+    pat = _compiled(r"(?<!\w)" + _alternation(forms) + r"s?(?!\w)" + _CITATION_AFTER)
     return any(pat.search(s.text) for s in sentences if s.origin != "title")
 
 
 def is_introduced(forms: Iterable[str], sentences: Sequence[SourceSentence]) -> bool:
     """Whether the title names the concept, or an abstract/body sentence introduces it."""
     alt = _alternation(forms)
-    mention = re.compile(r"(?<!\w)" + alt + r"s?(?!\w)", re.IGNORECASE)
-    own = re.compile(_OWN_BEFORE + alt + r"s?(?!\w)", re.IGNORECASE)
+    mention = _compiled(r"(?<!\w)" + alt + r"s?(?!\w)")
+    own = _compiled(_OWN_BEFORE + alt + r"s?(?!\w)")
     for s in sentences:
         if not mention.search(s.text):
             continue

@@ -10,6 +10,7 @@ S2ORC claim and a passage about SQuALITY)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -61,10 +62,17 @@ def salient_terms(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _mentions(form: str, text: str) -> bool:
+@functools.lru_cache(maxsize=16384)
+def _mention_pattern(form: str) -> re.Pattern[str] | None:
+    # compiled once per form (the re module's own cache is smaller than a library's concepts)
     words = [re.escape(w) for w in re.split(r"[\s\-]+", form.strip()) if w]
     pattern = r"(?<![\w-])" + r"[\s\-]+".join(words) + r"(?:s|es)?(?![\w-])"
-    return bool(words) and re.search(pattern, text, re.IGNORECASE) is not None
+    return re.compile(pattern, re.IGNORECASE) if words else None
+
+
+def _mentions(form: str, text: str) -> bool:
+    pattern = _mention_pattern(form)
+    return pattern is not None and pattern.search(text) is not None
 
 
 def shared_salient_terms(claim: str, passage: str, concepts: Sequence[str] = ()) -> list[str]:

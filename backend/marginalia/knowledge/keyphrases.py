@@ -6,6 +6,7 @@ one plain single word kept, then diversified by MMR. Pure functions, no database
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -336,13 +337,17 @@ _DEFINITION_TEMPLATES = (
 )
 
 
+@functools.lru_cache(maxsize=8192)
+def _definition_patterns(form: str) -> tuple[re.Pattern[str], ...]:
+    # compiled once per form: a library's sources share their concepts' names, and there
+    # are more of them than the re module's own cache keeps
+    words = r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", form))
+    return tuple(re.compile(t.format(c=words), _I) for t in _DEFINITION_TEMPLATES)
+
+
 def _definition(name: str, long: str | None, sentences: Sequence[SourceSentence]) -> str | None:
     forms = [name] + ([long] if long else [])
-    pats = [
-        re.compile(t.format(c=r"[\s\-]+".join(re.escape(w) for w in re.split(r"[\s\-]+", f))), _I)
-        for f in dict.fromkeys(forms)
-        for t in _DEFINITION_TEMPLATES
-    ]
+    pats = [p for f in dict.fromkeys(forms) for p in _definition_patterns(f)]
     for sent in sentences:
         if sent.origin == "title" or not usable(sent.text):
             continue

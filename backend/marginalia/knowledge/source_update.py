@@ -26,6 +26,7 @@ import numpy as np
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from marginalia.db.models import Chunk, Source
+from marginalia.db.repositories import sentences as sentences_repo
 from marginalia.errors import NotFoundError
 from marginalia.knowledge import llm_extraction as llmx
 from marginalia.knowledge import repository as repo
@@ -77,7 +78,7 @@ class PreparedSource:
     engine: str
     fallback_reason: str | None
     claim_vectors: np.ndarray
-    summary_vector: np.ndarray
+    summary_vector: np.ndarray | None  # None: the workspace has no description to score it by
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -117,6 +118,20 @@ async def extract_with_metadata(
     return result, extraction
 
 
+async def _sentence_vectors(session: AsyncSession, chunks: list[Chunk]) -> dict[str, np.ndarray]:
+    """The stored vectors of the chunks' scored sentences, by their text (one query)."""
+    text_of = {int(c.id): c.text for c in chunks if c.id is not None}
+    out: dict[str, np.ndarray] = {}
+    for chunk_id, stored in (await sentences_repo.load(session, list(text_of))).items():
+        for row in stored.rows:
+            if row.embedding is not None:
+                sentence = text_of[chunk_id][row.char_start : row.char_end].strip()
+                norm = float(np.linalg.norm(row.embedding))
+                if sentence and norm > 0:
+                    out.setdefault(sentence, (row.embedding / norm).astype(np.float32))
+    return out
+
+
 async def prepare_sources(
     ctx: KnowledgeContext,
     provider: LLMProvider,
@@ -125,7 +140,11 @@ async def prepare_sources(
 ) -> list[PreparedSource]:
     """Read, extract and embed ``source_ids`` (in that order); one embedding call for all."""
     async with ctx.db.session() as session:
-        await require_workspace(session, workspace_id)
+        workspace = await require_workspace(session, workspace_id)
+        # a summary's vector only scores its relevance to the workspace's description
+        with_summaries = workspace.description_embedding is not None or bool(
+            (workspace.description or "").strip()
+        )
         sources: list[Source] = []
         for source_id in source_ids:
             source = await repo.get_source(session, source_id)
@@ -135,6 +154,7 @@ async def prepare_sources(
         chunks_of: dict[uuid.UUID, list[Chunk]] = defaultdict(list)
         for chunk in await repo.chunk_rows(session, list(source_ids)):
             chunks_of[chunk.source_id].append(chunk)
+        stored = await _sentence_vectors(session, [c for cs in chunks_of.values() for c in cs])
 
     extracted: list[tuple[Source, list[Chunk], Extraction, str, str | None, float]] = []
     for source in sources:
@@ -146,13 +166,23 @@ async def prepare_sources(
         )
 
     # every claim and summary of the batch in one call (a text's vector does not depend
-    # on the others embedded with it)
+    # on the others embedded with it); a claim that is one of the source's sentences as
+    # written has its vector already, stored with the sentences at ingest; summaries only
+    # for a workspace with a description (else ``store_quality`` has nothing to score
+    # them against — and embeds them itself if a description came meanwhile)
     t = time.perf_counter()
     texts: list[str] = []
     for source, _, extraction, *_ in extracted:
         texts += [c.text for c in extraction.claims]
-        texts.append(extraction.summary or source.title or "")
-    vectors = await embed_texts(ctx.embedder, texts)
+        if with_summaries:
+            texts.append(extraction.summary or source.title or "")
+    todo = [i for i, text in enumerate(texts) if text.strip() not in stored]
+    vectors = np.zeros((len(texts), ctx.embedder.dim), dtype=np.float32)
+    if todo:
+        vectors[todo] = await embed_texts(ctx.embedder, [texts[i] for i in todo])
+    for i, text in enumerate(texts):
+        if text.strip() in stored:
+            vectors[i] = stored[text.strip()]
     embed_ms = elapsed_ms(t)
 
     out: list[PreparedSource] = []
@@ -167,11 +197,11 @@ async def prepare_sources(
                 engine=engine,
                 fallback_reason=fallback,
                 claim_vectors=vectors[offset : offset + n],
-                summary_vector=vectors[offset + n],
+                summary_vector=vectors[offset + n] if with_summaries else None,
                 timings={"extract": extract_ms, "embed": embed_ms},
             )
         )
-        offset += n + 1
+        offset += n + int(with_summaries)
     return out
 
 
@@ -247,7 +277,11 @@ async def apply_source(
     # every source's relevance only when the description embedding was just computed
     targets = await repo.workspace_sources(session, workspace_id) if recomputed else mine
     scores = await store_quality(
-        session, embedder, targets, ws_vector, {source_id: prepared.summary_vector}
+        session,
+        embedder,
+        targets,
+        ws_vector,
+        {} if prepared.summary_vector is None else {source_id: prepared.summary_vector},
     )
     timings["quality"] = elapsed_ms(t)
     return AppliedSource(

@@ -199,17 +199,53 @@ async def update_for_sources(
     left it, so the batch is run source by source. The graph-wide refresh is the caller's
     (once after the batch, or the debounced job). Each report's ``total_ms`` is the batch's.
     """
+    return await apply_batch(
+        ctx, workspace_id, await prepare_batch(ctx, workspace_id, source_ids, llm=llm)
+    )
+
+
+@dataclass
+class PreparedBatch:
+    """The first half of :func:`update_for_sources`: the sources read, extracted and
+    their claims and summaries embedded (:func:`prepare_sources`) — nothing written, so
+    the next batch can be prepared while this one is applied (what it reads does not
+    depend on the knowledge the batches before it write)."""
+
+    ids: list[uuid.UUID]
+    provider: LLMProvider
+    started: float
+    prepared: list[PreparedSource] | None  # None: a generative model, source by source
+
+
+async def prepare_batch(
+    ctx: KnowledgeContext,
+    workspace_id: uuid.UUID,
+    source_ids: Sequence[uuid.UUID],
+    *,
+    llm: LLMProvider | None = None,
+) -> PreparedBatch:
+    """Read, extract and embed a batch for :func:`apply_batch`."""
     ids = list(dict.fromkeys(source_ids))
     provider = resolve_llm(ctx, llm)
-    if llmx.is_generative(provider):
+    started = time.perf_counter()
+    if llmx.is_generative(provider) or not ids:
+        return PreparedBatch(ids, provider, started, None)
+    return PreparedBatch(
+        ids, provider, started, await prepare_sources(ctx, provider, workspace_id, ids)
+    )
+
+
+async def apply_batch(
+    ctx: KnowledgeContext, workspace_id: uuid.UUID, batch: PreparedBatch
+) -> list[KnowledgeUpdate]:
+    """Write a prepared batch in one transaction (see :func:`update_for_sources`); each
+    report's ``total_ms`` counts from the start of its preparation."""
+    provider, started, prepared = batch.provider, batch.started, batch.prepared
+    if prepared is None:
         return [
             await update_for_source(ctx, workspace_id, sid, llm=provider, refresh=False)
-            for sid in ids
+            for sid in batch.ids
         ]
-    if not ids:
-        return []
-    started = time.perf_counter()
-    prepared = await prepare_sources(ctx, provider, workspace_id, ids)
     applied: list[AppliedSource] = []
     async with ctx.db.transaction() as session:
         await repo.lock_workspace(session, workspace_id)

@@ -325,6 +325,14 @@ async def identities(
     return [dict(row._mapping) for row in result.all()]
 
 
+async def count_in_workspace(session: AsyncSession, workspace_id: uuid.UUID) -> int:
+    """How many sources the workspace has (of every kind)."""
+    result = await session.execute(
+        select(func.count()).select_from(Source).where(col(Source.workspace_id) == workspace_id)
+    )
+    return int(result.scalar_one())
+
+
 async def nearest_by_mean_embedding(
     session: AsyncSession, workspace_id: uuid.UUID, vector: np.ndarray, *, limit: int = 5
 ) -> list[tuple[uuid.UUID, float]]:
