@@ -18,7 +18,7 @@ import functools
 import re
 import unicodedata
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -84,6 +84,16 @@ def identity_keys(
     if o := normalize_openalex_id(openalex_id):
         keys.add("openalex:" + o)
     return frozenset(keys)
+
+
+def identifier_columns(keys: Collection[str]) -> dict[str, str | None]:
+    """A source's ``doi``, ``arxiv_id`` and ``openalex_id`` columns, read back from its
+    identity keys (so stored in the normalised form dedup compares)."""
+
+    def first(prefix: str) -> str | None:
+        return next((k[len(prefix) :] for k in keys if k.startswith(prefix)), None)
+
+    return {"doi": first("doi:"), "arxiv_id": first("arxiv:"), "openalex_id": first("openalex:")}
 
 
 @functools.lru_cache(maxsize=8192)

@@ -12,7 +12,7 @@ from typing import Any
 
 from marginalia.db.repositories import sources as sources_repo
 from marginalia.errors import NotFoundError
-from marginalia.ingest.dedup import DedupRecord, identity_keys
+from marginalia.ingest.dedup import DedupRecord, identifier_columns, identity_keys
 from marginalia.ingest.known_sources import KnownSources
 from marginalia.ingest.pipeline import IngestContext, IngestOutcome, SourceMetadata
 from marginalia.sources.candidate import normalized_url
@@ -65,9 +65,7 @@ async def store_metadata_only(
             "url": meta.url,
             "normalized_url": normalized_url(meta.url) if meta.url else None,
             "pdf_url": meta.pdf_url,
-            "doi": next((k[4:] for k in keys if k.startswith("doi:")), None),
-            "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
-            "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
+            **identifier_columns(keys),
             "citation_count": meta.citation_count,
             "metadata_concepts": list(meta.concepts),
             "metadata_references": list(meta.references),

@@ -34,6 +34,7 @@ from marginalia.ingest.dedup import (
     DedupLayer,
     DedupRecord,
     embedding_layer_applies,
+    identifier_columns,
     identity_keys,
     match_cheap_layers,
 )
@@ -317,9 +318,7 @@ async def _store(
         "url": meta.url,
         "normalized_url": normalized_url(meta.url) if meta.url else None,
         "pdf_url": meta.pdf_url,
-        "doi": next((k[4:] for k in keys if k.startswith("doi:")), None),
-        "arxiv_id": next((k[6:] for k in keys if k.startswith("arxiv:")), None),
-        "openalex_id": next((k[9:] for k in keys if k.startswith("openalex:")), None),
+        **identifier_columns(keys),
         "citation_count": meta.citation_count,
         "abstract_only": meta.abstract_only,
         "metadata_concepts": list(meta.concepts),
