@@ -26,8 +26,6 @@ from typer.testing import CliRunner
 from marginalia.answer.quotes import normalize
 from marginalia.cli import table_cmds
 from marginalia.ingest.pipeline import ingest_document
-from marginalia.llm import UsageLedger
-from marginalia.llm.base import CallType, Deadline, T
 from marginalia.llm.errors import LLMDeadlineError
 from marginalia.runtime import Runtime
 from marginalia.tables.columns import profile_of
@@ -36,6 +34,7 @@ from marginalia.tables.fill import source_pages
 from marginalia.tables.llm_engine import TableCellOutput, fill_cell_with_model, shown_passages
 from marginalia.usecases import tables as tables_usecase
 from marginalia.usecases import workspaces as ws_usecase
+from tests.support.scripted_llm import ScriptedLLM
 
 COUNT = "How many samples, participants or documents are studied?"
 DATASET = "Which dataset or data source is used?"
@@ -156,43 +155,6 @@ async def test_mcp_extract_table(
 # ------------------------------------------------------------------------------ model engine
 
 
-class ScriptedProvider:
-    """A generative provider whose table-cell output is given by the test."""
-
-    name = "scripted"
-    is_generative = True
-
-    def __init__(self, output: dict[str, Any] | Exception) -> None:
-        self.output = output
-        self.usage = UsageLedger()
-        self.calls: list[tuple[str | None, str]] = []
-
-    def model_for(self, task: str) -> str | None:
-        return "scripted-1"
-
-    async def structured(
-        self,
-        *,
-        task: str,
-        system: str,
-        prompt: str,
-        schema: type[T],
-        call: CallType | None = None,
-        deadline: Deadline | None = None,
-    ) -> T:
-        assert schema is TableCellOutput
-        self.calls.append((call, prompt))
-        if isinstance(self.output, Exception):
-            raise self.output
-        return schema.model_validate(self.output)
-
-    def stream_text(self, **_: Any) -> Any:  # pragma: no cover - not used by tables
-        raise NotImplementedError
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def test_model_cells_are_verified_like_every_quote(
     services: Runtime, workspace: tuple[uuid.UUID, str, list[uuid.UUID]]
 ) -> None:
@@ -206,11 +168,17 @@ async def test_model_cells_are_verified_like_every_quote(
     spans = [m.span() for m in re.finditer(r"\S+", shown[1].text)]
     real = shown[1].text[spans[5][0] : spans[16][1]]  # twelve words of passage [2], as written
 
-    good = ScriptedProvider(
-        {"not_reported": False, "answer": "37M papers", "quotes": [{"passage": 2, "quote": real}]}
+    good = ScriptedLLM(
+        {
+            TableCellOutput: {
+                "not_reported": False,
+                "answer": "37M papers",
+                "quotes": [{"passage": 2, "quote": real}],
+            }
+        }
     )
     cell = await fill_cell_with_model(good, evidence, profile_of(COUNT), pages, document="LG")
-    assert good.calls[0][0] == "table" and "[2]" in good.calls[0][1]
+    assert good.call_types[0] == "table" and "[2]" in good.prompts[0]
     assert not cell.not_reported and cell.answer == "37M papers"
     assert normalize(cell.quotes[0].text) == normalize(real)
     assert cell.quotes[0].chunk_index == shown[1].chunk_index and cell.quotes[0].page
@@ -218,16 +186,20 @@ async def test_model_cells_are_verified_like_every_quote(
 
     # A quote that is not in the passage it names (or names no passage): not reported.
     for quote in ({"passage": 1, "quote": real + " and more"}, {"passage": 99, "quote": real}):
-        bad = ScriptedProvider({"not_reported": False, "answer": "37M papers", "quotes": [quote]})
+        bad = ScriptedLLM(
+            {TableCellOutput: {"not_reported": False, "answer": "37M papers", "quotes": [quote]}}
+        )
         cell = await fill_cell_with_model(bad, evidence, profile_of(COUNT), pages, document="LG")
         assert cell.not_reported and not cell.quotes and cell.answer == ""
         assert cell.note and "verbatim" in cell.note and cell.searched
 
-    said = ScriptedProvider({"not_reported": True, "answer": "", "quotes": []})
+    said = ScriptedLLM({TableCellOutput: {"not_reported": True, "answer": "", "quotes": []}})
     cell = await fill_cell_with_model(said, evidence, profile_of(COUNT), pages, document="LG")
     assert cell.not_reported and cell.note == "the model found no answer in the passages searched"
 
-    failing = ScriptedProvider(LLMDeadlineError("the deadline of 30 s passed", budget_s=30))
+    failing = ScriptedLLM(
+        {TableCellOutput: LLMDeadlineError("the deadline of 30 s passed", budget_s=30)}
+    )
     cell = await fill_cell_with_model(failing, evidence, profile_of(COUNT), pages, document="LG")
     assert cell.transient and cell.produced_by.startswith("extractive (")
     assert cell.note and "extractive answer instead" in cell.note

@@ -27,6 +27,7 @@ class ScriptedLLM:
         self.prompts: list[str] = []
         self.schemas: list[str] = []
         self.deadlines: list[Deadline | None] = []
+        self.call_types: list[CallType | None] = []
 
     def model_for(self, task: str) -> str | None:
         return f"{self.name}-1"
@@ -44,6 +45,7 @@ class ScriptedLLM:
         self.prompts.append(prompt)
         self.schemas.append(schema.__name__)
         self.deadlines.append(deadline)
+        self.call_types.append(call)
         assert schema in self.replies, f"the script has no reply for {schema.__name__}"
         reply = self.replies[schema]
         if isinstance(reply, BaseException):
