@@ -39,7 +39,7 @@ from marginalia.llm.errors import LLMDeadlineError, LLMResponseError, LLMUnavail
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
-from tests.support.scripted_llm import ScriptedLLM
+from tests.support.scripted_llm import ScriptedLLM, scripted_synthesis
 
 #: The test calibration (written to a tmp file, as the eval would): this corpus's
 #: answerable questions score ≈ 0.45, off-topic ones < 0.25.
@@ -242,7 +242,7 @@ async def test_invariant_3_fabricated_quote_and_outside_citation_dropped(
     small.passages = small.passages[:3]
     _, _, _, s2 = offline.candidate_sentences(small.passages)[0]
     cites_nine = {"text": "Cites nine.", "citations": [9], "quote": s2}
-    provider = ScriptedLLM({SynthesisOutput: {"claims": [cites_nine]}})
+    provider = scripted_synthesis([cites_nine])
     answer = await answer_from_context(
         services, small, question=SPECTER_Q, calibration=cal(TEST_THRESHOLD), provider=provider
     )

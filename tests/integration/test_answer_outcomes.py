@@ -26,7 +26,7 @@ from marginalia.knowledge.canvas_graph import graph_view
 from marginalia.runtime import Runtime
 from marginalia.usecases import ask as ask_usecase
 from marginalia.usecases import workspaces as ws_service
-from tests.integration.test_answer_flow import ScriptedProvider
+from tests.support.scripted_llm import scripted_synthesis
 
 S2ORC_Q = "How many papers are in S2ORC, and for how many of them do we get the full text?"
 # Questions whose answer is in the two papers (gold from eval/qa, paraphrased).
@@ -168,7 +168,7 @@ async def test_a_how_many_question_whose_sentence_states_no_number_is_closest(
         if len(s.split()) > 8 and not any(c.isdigit() for c in s) and "S2ORC" in p.text
     )
     passage, sentence = wordy
-    provider = ScriptedProvider(
+    provider = scripted_synthesis(
         [{"text": "The corpus is large.", "citations": [passage.n], "quote": sentence}]
     )
     low = Calibration(threshold=0.0, signal=SIGNAL)
@@ -187,7 +187,7 @@ async def test_a_how_many_question_whose_sentence_states_no_number_is_closest(
 
     # the same claim quoting the sentence with the figure is answered
     figure = next(e for e in answer.evidence if "81.1M" in e.text)
-    provider = ScriptedProvider(
+    provider = scripted_synthesis(
         [{"text": "81.1M papers.", "citations": [figure.n], "quote": figure.text}]
     )
     ok = await answer_from_context(
@@ -204,7 +204,7 @@ async def test_a_named_entity_absent_from_the_answering_paper_is_closest(
     question = "Why do the authors start from SciBERT rather than ZORBLAX?"
     context = await retrieve(services, workspace_id=two.workspace_id, question=question)
     p = next(p for p in context.passages if "SciBERT" in p.text)
-    provider = ScriptedProvider(
+    provider = scripted_synthesis(
         [{"text": "It is SciBERT.", "citations": [p.n], "quote": " ".join(p.text.split()[:12])}]
     )
     answer = await answer_from_context(

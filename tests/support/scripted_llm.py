@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Mapping
 
 from pydantic import BaseModel
 
+from marginalia.answer.synthesis import SynthesisOutput
 from marginalia.llm import ChatMessage, UsageLedger
 from marginalia.llm.base import CallType, Deadline, T
 
@@ -66,3 +67,8 @@ class ScriptedLLM:
 
     async def aclose(self) -> None:
         return None
+
+
+def scripted_synthesis(claims: list[dict[str, object]]) -> ScriptedLLM:
+    """A model whose cited synthesis proposes ``claims`` (text, citations, quote)."""
+    return ScriptedLLM({SynthesisOutput: {"claims": claims}})
