@@ -111,7 +111,9 @@ async def test_export_route_names_the_file_and_exports_a_selection(services: Run
         )
         assert got.status_code == 200, got.text
         slug = name.lower().replace(" ", "-")
-        assert got.headers["content-disposition"] == f'attachment; filename="{slug}.json"'
+        assert got.headers["content-disposition"] == (
+            f"attachment; filename=\"{slug}.json\"; filename*=UTF-8''{slug}.json"
+        )
         items = json.loads(got.text)
         assert [i["title"] for i in items] == [
             "On the Careful Ranking of Widgets in Large Warehouses"
