@@ -8,17 +8,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
+from marginalia.answer.schemas import NOT_BLANK
 from marginalia.tables.cells import CellQuote, SearchedRef
 from marginalia.tables.columns import MAX_COLUMNS, MAX_ROWS
 
 CellState = Literal["filled", "pending", "unavailable"]
 
-#: A column's question. The schema states the one rule a client can check (a letter or
-#: digit somewhere, as ``column_problem`` tests with ``str.isalnum``); it is stated in the
-#: schema only, so a refusal keeps ``column_problem``'s message rather than a regex.
-ColumnText = Annotated[str, Field(json_schema_extra={"pattern": r"[^\W_]"})]
-#: Likewise a name: something other than whitespace.
-TableName = Annotated[str, Field(json_schema_extra={"pattern": r"\S"})]
+#: A column's question. The schema states the rules a client can check: a letter or digit
+#: somewhere (``column_problem`` tests ``str.isalnum``, which is Python's Unicode ``\w``
+#: without ``_``) and no NUL (the request guard refuses one anywhere; a field with its own
+#: pattern does not get the app's NO_NUL one). Stated in the schema only, so a refusal
+#: keeps ``column_problem``'s message rather than a regex's.
+ColumnText = Annotated[str, Field(json_schema_extra={"pattern": r"^[^\u0000]*[^\W_][^\u0000]*$"})]
+#: Likewise a name: not blank (``str.split()``'s whitespace), no NUL.
+TableName = Annotated[str, Field(json_schema_extra={"pattern": NOT_BLANK})]
 #: Likewise a list the service refuses empty (with its own message).
 AT_LEAST_ONE: dict[str, Any] = {"minItems": 1}
 
