@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test'
+import { expect, type APIRequestContext, type Page } from '@playwright/test'
 import fs from 'node:fs'
 import AxeBuilder from '@axe-core/playwright'
 import path from 'node:path'
@@ -87,4 +87,24 @@ export async function expectAccessible(page: Page, view: string): Promise<void> 
 
 export function normalizeSpace(text: string): string {
   return text.replace(/\s+/g, ' ').trim()
+}
+
+/** A workspace of the two small PDFs with a table of the suggested columns, filled (both
+ * jobs waited for). The tables' specs start from it. */
+export async function workspaceWithTable(
+  request: APIRequestContext,
+  name: string,
+  description: string,
+): Promise<{ workspaceId: string; tableId: string }> {
+  const ws = await (await request.post('/api/workspaces', { data: { name, description } })).json()
+  const form = new FormData()
+  for (const file of SMALL_PDFS) form.append('files', new Blob([fs.readFileSync(file)], { type: 'application/pdf' }), path.basename(file))
+  const upload = await request.post(`/api/workspaces/${ws.id}/sources`, { multipart: form })
+  expect(upload.ok(), await upload.text()).toBe(true)
+  const job = await upload.json()
+  await expect.poll(async () => (await (await request.get(`/api/jobs/${job.id}`)).json()).status, { timeout: 300_000 }).toBe('succeeded')
+  const suggested: { question: string }[] = await (await request.get(`/api/workspaces/${ws.id}/tables/suggestions`)).json()
+  const made = await (await request.post(`/api/workspaces/${ws.id}/tables`, { data: { name: 'Two papers', columns: suggested.map((s) => s.question) } })).json()
+  await expect.poll(async () => (await (await request.get(`/api/jobs/${made.job_id}`)).json()).status, { timeout: 300_000 }).toBe('succeeded')
+  return { workspaceId: ws.id, tableId: made.table.id }
 }

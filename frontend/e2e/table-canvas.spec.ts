@@ -4,31 +4,21 @@
 // clearing it brings the year legend back. With E2E_EXTRAS=1 it also writes the screenshots
 // (light and dark, 1280×800) into docs/screenshots/.
 import { expect, test, type Page } from '@playwright/test'
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { SMALL_PDFS } from './helpers'
+import { workspaceWithTable } from './helpers'
 
 const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'docs', 'screenshots')
 
 const node = (page: Page, sourceId: string) => page.locator(`.react-flow__node[data-id="source:${sourceId}"]`)
 
 test('a table column colours the canvas: values on the nodes, a legend, a filter, in the URL', async ({ page, request, browser }) => {
-  const ws = await (await request.post('/api/workspaces', { data: { name: 'Column on canvas', description: 'literature graphs and thromboprophylaxis' } })).json()
-  const form = new FormData()
-  for (const file of SMALL_PDFS) form.append('files', new Blob([readFileSync(file)], { type: 'application/pdf' }), path.basename(file))
-  const upload = await request.post(`/api/workspaces/${ws.id}/sources`, { multipart: form })
-  expect(upload.ok(), await upload.text()).toBe(true)
-  const job = await upload.json()
-  await expect.poll(async () => (await (await request.get(`/api/jobs/${job.id}`)).json()).status, { timeout: 300_000 }).toBe('succeeded')
-  const suggested: { question: string }[] = await (await request.get(`/api/workspaces/${ws.id}/tables/suggestions`)).json()
-  const made = await (await request.post(`/api/workspaces/${ws.id}/tables`, { data: { name: 'Two papers', columns: suggested.map((s) => s.question) } })).json()
-  await expect.poll(async () => (await (await request.get(`/api/jobs/${made.job_id}`)).json()).status, { timeout: 300_000 }).toBe('succeeded')
+  const { workspaceId, tableId } = await workspaceWithTable(request, 'Column on canvas', 'literature graphs and thromboprophylaxis')
 
   // The column with the most sources answered (the server's own values are the expectation).
-  const table = await (await request.get(`/api/workspaces/${ws.id}/tables/${made.table.id}`)).json()
+  const table = await (await request.get(`/api/workspaces/${workspaceId}/tables/${tableId}`)).json()
   const columns: { id: string; question: string }[] = table.columns
   const valuesOf = async (columnId: string): Promise<Record<string, string | null>> =>
-    (await (await request.get(`/api/workspaces/${ws.id}/tables/${made.table.id}/columns/${columnId}/values`)).json()).values
+    (await (await request.get(`/api/workspaces/${workspaceId}/tables/${tableId}/columns/${columnId}/values`)).json()).values
   const all = await Promise.all(columns.map(async (c) => ({ column: c, values: await valuesOf(c.id) })))
   const answered = (v: Record<string, string | null>) => Object.values(v).filter((x) => x !== null).length
   const length = (v: Record<string, string | null>) => Object.values(v).reduce((n, x) => n + (x?.length ?? 0), 0)
@@ -38,14 +28,14 @@ test('a table column colours the canvas: values on the nodes, a legend, a filter
   expect(answered(values)).toBeGreaterThan(0)
   const index = columns.findIndex((c) => c.id === column.id)
 
-  await page.goto(`/w/${ws.id}/table/${made.table.id}`)
+  await page.goto(`/w/${workspaceId}/table/${tableId}`)
   await expect(page.getByTestId('table-column')).toHaveCount(columns.length)
   await page.getByTestId('column-to-canvas').nth(index).click()
-  await page.waitForURL((u) => u.pathname === `/w/${ws.id}/canvas` && u.searchParams.get('attr') === `${made.table.id}:${column.id}`)
+  await page.waitForURL((u) => u.pathname === `/w/${workspaceId}/canvas` && u.searchParams.get('attr') === `${tableId}:${column.id}`)
 
   const expectColoured = async () => {
     await expect(page.getByTestId('canvas')).toHaveAttribute('data-state', 'ready')
-    await expect(page.getByTestId('canvas-attribute')).toHaveValue(`${made.table.id}:${column.id}`)
+    await expect(page.getByTestId('canvas-attribute')).toHaveValue(`${tableId}:${column.id}`)
     for (const [sourceId, value] of Object.entries(values)) {
       await expect(node(page, sourceId).getByTestId('canvas-attribute-value')).toHaveText(value === null ? '—' : value.trim().replace(/\s+/g, ' '), { ignoreCase: true })
     }
